@@ -1,0 +1,3 @@
+from cmdsync.cli import main
+
+main()

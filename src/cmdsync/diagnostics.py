@@ -1,0 +1,63 @@
+"""Diagnostics: the values validation produces instead of raising.
+
+Every problem cmdsync finds in a manifest is a :class:`Diagnostic` with an
+address (file, 1-based line and column, RFC 6901 JSON pointer) and a stable
+rule id. Nothing here prints; ``cmdsync.render`` turns diagnostics into text,
+JSON or GitHub annotations.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(str, enum.Enum):
+    """How bad a diagnostic is. Only ``ERROR`` makes ``validate`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+    @property
+    def rank(self) -> int:
+        return 0 if self is Severity.ERROR else 1
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """Where a diagnostic points: a file, a 1-based line and column, a JSON pointer.
+
+    ``line`` and ``column`` are 0 when the file could not be read at all.
+    ``pointer`` is an RFC 6901 JSON pointer into the file's data (``""`` is
+    the whole document, ``/commands/0/name`` a command's name, ``/0/name``
+    the first command of a JSON array).
+    """
+
+    file: str
+    line: int = 0
+    column: int = 0
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem: rule id, severity, message and where it is.
+
+    ``related`` holds other places the message refers to (the first
+    declaration of a duplicated command, for example).
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    location: Location
+    related: tuple[Location, ...] = ()
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        return (loc.file, loc.line, loc.column, self.rule, self.message)
+
+
+def pointer(path: tuple[str | int, ...]) -> str:
+    """Render a path of keys and indexes as an RFC 6901 JSON pointer."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)

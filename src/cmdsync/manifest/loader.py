@@ -1,0 +1,339 @@
+"""Read YAML and JSON files into data plus the line and column of every node.
+
+:func:`load_file` never raises on bad input: every problem (unreadable file,
+invalid UTF-8, syntax error, duplicate key, alias bomb, missing environment
+variable) becomes a :class:`~cmdsync.diagnostics.Diagnostic` on the returned
+:class:`Document`, which then carries ``data=None`` if nothing usable was read.
+
+YAML is composed with PyYAML (libyaml when available) and converted here so
+that keys stay strings (``no:`` is the Norwegian locale, not ``False``;
+``222222222222222222:`` is a guild id, not an int), duplicate keys are
+reported rather than silently overwritten, and alias expansion is bounded.
+JSON values come from :mod:`json` (strict, exact numbers and escapes); their
+positions come from composing the same text with PyYAML, once, only when a
+diagnostic needs one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from cmdsync.diagnostics import Diagnostic, Location, Severity, pointer
+from cmdsync.manifest.interpolate import interpolate
+
+Path = tuple[str | int, ...]
+Position = tuple[int, int]
+
+MAX_BYTES = 10 * 1024 * 1024
+MAX_DEPTH = 64
+# A billion-laughs file has few distinct nodes and exponentially many
+# expansions; honest anchors (a shared option block) expand a few times over.
+ALIAS_EXPANSION_FACTOR = 10
+ALIAS_EXPANSION_FLOOR = 100_000
+# Fields whose unquoted YAML integers are snowflakes and become strings.
+SNOWFLAKE_KEYS = frozenset({"id", "application_id", "guild_id"})
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_INT_TAG = "tag:yaml.org,2002:int"
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass
+class Document:
+    """One manifest file as read: its data, node positions and load problems.
+
+    ``data`` is None when the file could not be parsed. ``positions`` maps a
+    path (tuple of keys and indexes) to the 1-based (line, column) of the
+    value there; ``key_positions`` to that of its mapping key.
+    """
+
+    file: str
+    kind: str  # "yaml" or "json"
+    data: Any = None
+    text: str = ""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    positions: dict[Path, Position] | None = None
+    key_positions: dict[Path, Position] = field(default_factory=dict)
+
+    def locate(self, path: Path, *, key: bool = False) -> Location:
+        """The :class:`Location` of ``path``, or of its nearest located ancestor."""
+        if self.positions is None:
+            self.positions, self.key_positions = _yaml_positions(self.text)
+        table = self.key_positions if key else self.positions
+        probe = path
+        while True:
+            if probe in table:
+                line, column = table[probe]
+                return Location(self.file, line, column, pointer(path))
+            if not probe:
+                return Location(self.file, 1, 1, pointer(path))
+            if key and probe in self.positions:
+                line, column = self.positions[probe]
+                return Location(self.file, line, column, pointer(path))
+            probe = probe[:-1]
+
+
+def load_file(path: str, *, env: Mapping[str, str] | None = None) -> Document:
+    """Read and parse one ``.yaml``/``.yml``/``.json`` file.
+
+    ``env`` supplies ``${VAR}`` values (default: ``os.environ``); JSON files
+    are not interpolated, since deploy scripts send them verbatim.
+    """
+    kind = "json" if path.lower().endswith(".json") else "yaml"
+    doc = Document(file=path, kind=kind)
+    text = _read_text(path, doc)
+    if text is None:
+        return doc
+    doc.text = text
+    if kind == "json":
+        _parse_json(doc)
+    else:
+        _parse_yaml(doc, os.environ if env is None else env)
+    return doc
+
+
+def load_text(text: str, *, file: str, kind: str, env: Mapping[str, str] | None = None) -> Document:
+    """Parse ``text`` as if it were the file ``file`` (for tests and stdin)."""
+    doc = Document(file=file, kind=kind, text=text)
+    if kind == "json":
+        _parse_json(doc)
+    else:
+        _parse_yaml(doc, os.environ if env is None else env)
+    return doc
+
+
+def _problem(doc: Document, rule: str, message: str, line: int = 1, column: int = 1,
+             ptr: str = "") -> None:
+    doc.diagnostics.append(
+        Diagnostic(rule, Severity.ERROR, message, Location(doc.file, line, column, ptr))
+    )
+
+
+def _read_text(path: str, doc: Document) -> str | None:
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            _problem(doc, "CS001", f"file is {size:,} bytes; manifests are limited to "
+                     f"{MAX_BYTES:,} bytes: split it into several files", 0, 0)
+            return None
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        _problem(doc, "CS001", f"cannot read file: {exc.strerror or exc}", 0, 0)
+        return None
+    if b"\x00" in raw:
+        _problem(doc, "CS001", "file is binary (it contains NUL bytes), not YAML or JSON", 0, 0)
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        _problem(doc, "CS001", f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}): save the file "
+                 "as UTF-8", line, column)
+        return None
+
+
+def _parse_json(doc: Document) -> None:
+    duplicates: list[str] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                duplicates.append(key)
+            result[key] = value
+        return result
+
+    if not doc.text.strip():
+        _problem(doc, "CS001", "file is empty: expected a JSON array of commands or a "
+                 "manifest object")
+        return
+    try:
+        doc.data = json.loads(doc.text, object_pairs_hook=pairs_hook)
+    except json.JSONDecodeError as exc:
+        _problem(doc, "CS001", f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+    except RecursionError:
+        _problem(doc, "CS001", "JSON is nested too deeply to be a manifest")
+    else:
+        if duplicates:
+            _report_json_duplicates(doc, duplicates)
+
+
+def _report_json_duplicates(doc: Document, keys: list[str]) -> None:
+    # json keeps the last value silently; find each duplicate again by composing.
+    doc.positions, doc.key_positions = _yaml_positions(doc.text, duplicates=doc)
+    if not any(d.rule == "CS002" for d in doc.diagnostics):
+        for key in sorted(set(keys)):
+            _problem(doc, "CS002", f"duplicate key {key!r}: the last value wins silently; "
+                     "remove one")
+
+
+def _yaml_positions(text: str, duplicates: Document | None = None
+                    ) -> tuple[dict[Path, Position], dict[Path, Position]]:
+    """Positions of every node of a JSON text, from PyYAML's composer."""
+    try:
+        node = yaml.compose(text.replace("\t", " "), Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):
+        return {}, {}
+    converter = _Converter(duplicates, env={}, interpolate_strings=False)
+    if node is not None:
+        try:
+            converter.convert(node, ())
+        except _Abort:
+            pass
+    return converter.positions, converter.key_positions
+
+
+def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
+    try:
+        node = yaml.compose(doc.text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = exc.problem or str(exc)
+        if exc.context:
+            message = f"{exc.context}: {message}"
+        _problem(doc, "CS001", f"invalid YAML: {message}", line, column)
+        return
+    except yaml.YAMLError as exc:
+        _problem(doc, "CS001", f"invalid YAML: {exc}")
+        return
+    except RecursionError:
+        _problem(doc, "CS001", "YAML is nested too deeply to be a manifest")
+        return
+    if node is None:
+        _problem(doc, "CS001", "file is empty: expected a manifest mapping or a list of "
+                 "commands")
+        return
+    converter = _Converter(doc, env=env, interpolate_strings=True)
+    try:
+        doc.data = converter.convert(node, ())
+    except _Abort:
+        doc.data = None
+    doc.positions, doc.key_positions = converter.positions, converter.key_positions
+
+
+class _Abort(Exception):
+    """Stop converting: a diagnostic explaining why was already recorded."""
+
+
+class _Converter:
+    """Turns a composed YAML node tree into JSON-like data, recording positions."""
+
+    def __init__(self, doc: Document | None, *, env: Mapping[str, str],
+                 interpolate_strings: bool) -> None:
+        self.doc = doc
+        self.env = env
+        self.interpolate_strings = interpolate_strings
+        self.loader = _Loader("")
+        self.positions: dict[Path, Position] = {}
+        self.key_positions: dict[Path, Position] = {}
+        self.visits = 0
+        self.budget: int | None = None
+
+    def convert(self, node: yaml.Node, path: Path) -> Any:
+        if self.budget is None:
+            self.budget = ALIAS_EXPANSION_FLOOR + ALIAS_EXPANSION_FACTOR * _distinct(node)
+        self.visits += 1
+        mark = node.start_mark
+        if self.visits > self.budget:
+            self._fail("aliases expand to more than "
+                       f"{self.budget:,} nodes (a billion-laughs file?): use fewer or smaller "
+                       "anchors", mark, path)
+        if len(path) > MAX_DEPTH:
+            self._fail(f"nested more than {MAX_DEPTH} levels deep", mark, path)
+        self.positions[path] = (mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(child, path + (i,)) for i, child in enumerate(node.value)]
+        return self._scalar(node, path)
+
+    def _fail(self, message: str, mark: Any, path: Path) -> None:
+        if self.doc is not None:
+            _problem(self.doc, "CS003", message, mark.line + 1, mark.column + 1, pointer(path))
+        raise _Abort
+
+    def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
+        seen: dict[str, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = self._key(key_node, path)
+            if key in seen and self.doc is not None:
+                first = seen[key].start_mark
+                _problem(self.doc, "CS002", f"duplicate key {key!r} (first at line "
+                         f"{first.line + 1}): the last value would win silently; remove one",
+                         key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+                         pointer(path + (key,)))
+            seen[key] = key_node
+        try:
+            self.loader.flatten_mapping(node)
+        except yaml.constructor.ConstructorError as exc:
+            self._fail(f"bad merge key: {exc.problem}", node.start_mark, path)
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                self._fail("mapping keys must be plain strings, not collections",
+                           key_node.start_mark, path)
+            key = self._key(key_node, path)
+            child = path + (key,)
+            self.key_positions[child] = (key_node.start_mark.line + 1,
+                                         key_node.start_mark.column + 1)
+            result[key] = self.convert(value_node, child)
+        return result
+
+    def _key(self, node: yaml.ScalarNode, path: Path) -> str:
+        key = str(node.value)
+        return self._interpolate(key, node, path) if self.interpolate_strings else key
+
+    def _scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
+        if node.tag == _STR_TAG:
+            value = str(node.value)
+            return self._interpolate(value, node, path) if self.interpolate_strings else value
+        if node.tag == _INT_TAG and path and path[-1] in SNOWFLAKE_KEYS:
+            return str(node.value).replace("_", "")
+        value = self.loader.construct_object(node)
+        if isinstance(value, _JSON_SCALARS):
+            return value
+        return str(node.value)  # timestamps, binary: keep the text as written
+
+    def _interpolate(self, value: str, node: yaml.Node, path: Path) -> str:
+        if "$" not in value:
+            return value
+        result, missing = interpolate(value, self.env)
+        if self.doc is not None:
+            for name in missing:
+                self.doc.diagnostics.append(Diagnostic(
+                    "CS004", Severity.ERROR,
+                    f"environment variable {name} is not set: export it, or write "
+                    f"${{{name}:-default}} to give a default",
+                    Location(self.doc.file, node.start_mark.line + 1,
+                             node.start_mark.column + 1, pointer(path)),
+                ))
+        return result
+
+
+def _distinct(root: yaml.Node) -> int:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return len(seen)

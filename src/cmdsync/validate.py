@@ -1,0 +1,96 @@
+"""``validate``: files in, diagnostics out. Pure of any printing.
+
+:func:`validate_paths` expands directories, loads every manifest file,
+checks it against the JSON Schemas, merges all files into one desired state
+and runs every rule over it. Problems come back as values; nothing raises
+for bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from cmdsync.diagnostics import Diagnostic, Location, Severity
+from cmdsync.manifest.loader import Document, load_file
+from cmdsync.manifest.model import ManifestSet, collect
+from cmdsync.rules import all_rules
+from cmdsync.schemas import check_document
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass
+class ValidationResult:
+    """Files read and the diagnostics found, sorted by file, line and column."""
+
+    files: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    manifest: ManifestSet | None = None
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
+    """Files named directly, plus every manifest file below named directories.
+
+    Directories are walked recursively in sorted order, skipping hidden
+    entries; a path that does not exist becomes a CS001 diagnostic.
+    """
+    files: list[str] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files.extend(os.path.join(root, name) for name in sorted(names)
+                             if name.lower().endswith(MANIFEST_SUFFIXES)
+                             and not name.startswith("."))
+        elif os.path.exists(path):
+            files.append(path)
+        else:
+            problems.append(Diagnostic("CS001", Severity.ERROR, "no such file or directory",
+                                       Location(path)))
+    return list(dict.fromkeys(files)), problems
+
+
+def validate_documents(documents: list[Document], *,
+                       select: Collection[str] = (),
+                       ignore: Collection[str] = ()) -> ValidationResult:
+    """Schema and rule diagnostics for already-loaded documents."""
+    diagnostics: list[Diagnostic] = []
+    for doc in documents:
+        diagnostics.extend(doc.diagnostics)
+        if doc.data is not None:
+            diagnostics.extend(check_document(doc))
+    manifest = collect([doc for doc in documents if doc.data is not None])
+    for rule in all_rules():
+        if rule.check is not None and _wanted(rule.id, select, ignore):
+            diagnostics.extend(rule.diagnostic(finding) for finding in rule.check(manifest))
+    diagnostics = [d for d in diagnostics if _wanted(d.rule, select, ignore)]
+    diagnostics = sorted(set(diagnostics), key=Diagnostic.sort_key)
+    return ValidationResult([doc.file for doc in documents], diagnostics, manifest)
+
+
+def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
+                   ignore: Collection[str] = (),
+                   env: Mapping[str, str] | None = None) -> ValidationResult:
+    """Validate manifest files and directories; see :func:`expand_paths`."""
+    files, problems = expand_paths(paths)
+    documents = [load_file(path, env=env) for path in files]
+    result = validate_documents(documents, select=select, ignore=ignore)
+    result.diagnostics = sorted(problems + result.diagnostics, key=Diagnostic.sort_key)
+    return result
+
+
+def _wanted(rule_id: str, select: Collection[str], ignore: Collection[str]) -> bool:
+    if select and not any(rule_id.startswith(s) for s in select):
+        return False
+    return not any(rule_id.startswith(i) for i in ignore)
