@@ -28,6 +28,7 @@ class ValidationResult:
     files: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     manifest: ManifestSet | None = None
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -79,6 +80,7 @@ def validate_documents(documents: list[Document], *,
     return ValidationResult([doc.file for doc in documents], diagnostics, manifest)
 
 
+
 def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
                    ignore: Collection[str] = (),
                    env: Mapping[str, str] | None = None) -> ValidationResult:
@@ -87,6 +89,8 @@ def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
     documents = [load_file(path, env=env) for path in files]
     result = validate_documents(documents, select=select, ignore=ignore)
     result.diagnostics = sorted(problems + result.diagnostics, key=Diagnostic.sort_key)
+    result.unreadable = [d.location.file for d in problems]
+    result.unreadable += [doc.file for doc in documents if doc.unreadable]
     return result
 
 

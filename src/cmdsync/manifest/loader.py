@@ -62,6 +62,7 @@ class Document:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     positions: dict[Path, Position] | None = None
     key_positions: dict[Path, Position] = field(default_factory=dict)
+    unreadable: bool = False  # could not be read as text at all (exit code 2)
 
     def locate(self, path: Path, *, key: bool = False) -> Location:
         """The :class:`Location` of ``path``, or of its nearest located ancestor."""
@@ -91,6 +92,7 @@ def load_file(path: str, *, env: Mapping[str, str] | None = None) -> Document:
     doc = Document(file=path, kind=kind)
     text = _read_text(path, doc)
     if text is None:
+        doc.unreadable = True
         return doc
     doc.text = text
     if kind == "json":

@@ -1,0 +1,1 @@
+"""Rendering: the only place that turns values into output text."""

@@ -1,0 +1,122 @@
+"""Diagnostics as text (``file:line:col: RULE message``), JSON or GitHub annotations.
+
+Each function returns the whole output as a string; the CLI writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from typing import Any
+
+from cmdsync.diagnostics import Diagnostic, Location, Severity
+from cmdsync.validate import ValidationResult
+
+
+def _address(loc: Location) -> str:
+    return f"{loc.file}:{loc.line}:{loc.column}" if loc.line else loc.file
+
+
+def text_lines(result: ValidationResult) -> list[tuple[str, Diagnostic | None]]:
+    """Plain lines, each with the diagnostic it shows (None for blank and summary)."""
+    lines: list[tuple[str, Diagnostic | None]] = []
+    for _, group in groupby(result.diagnostics, key=lambda d: d.location.file):
+        if lines:
+            lines.append(("", None))
+        for diag in group:
+            prefix = "warning: " if diag.severity is Severity.WARNING else ""
+            line = f"{_address(diag.location)}: {diag.rule} {prefix}{diag.message}"
+            for other in diag.related:
+                line += f"\n    see {_address(other)}"
+            lines.append((line, diag))
+    if lines:
+        lines.append(("", None))
+    lines.append((summary(result), None))
+    return lines
+
+
+def summary(result: ValidationResult) -> str:
+    """The closing line: counts of errors, warnings and files."""
+    files = len(set(result.files) | {d.location.file for d in result.diagnostics})
+    checked = f"{files} file{'s' if files != 1 else ''}"
+    commands = len(result.manifest.commands) if result.manifest else 0
+    if not result.diagnostics:
+        return f"All {checked} valid ({commands} command{'s' if commands != 1 else ''})."
+    with_problems = len({d.location.file for d in result.diagnostics})
+    parts = []
+    if result.errors:
+        parts.append(f"{result.errors} error{'s' if result.errors != 1 else ''}")
+    if result.warnings:
+        parts.append(f"{result.warnings} warning{'s' if result.warnings != 1 else ''}")
+    return f"Found {' and '.join(parts)} in {with_problems} of {checked}."
+
+
+def to_text(result: ValidationResult) -> str:
+    return "\n".join(line for line, _ in text_lines(result)) + "\n"
+
+
+def to_rich(result: ValidationResult) -> Any:
+    """The same lines as :func:`to_text`, styled for a rich console."""
+    from rich.text import Text
+
+    out = Text()
+    for line, diag in text_lines(result):
+        if diag is None:
+            style = "bold red" if result.errors else ("bold yellow" if result.warnings
+                                                       else "bold green")
+            out.append(line + "\n", style=style if line else None)
+            continue
+        colour = "red" if diag.severity is Severity.ERROR else "yellow"
+        address, rest = line.split(f": {diag.rule} ", 1)
+        out.append(address, style="bold")
+        out.append(": ")
+        out.append(diag.rule, style=f"bold {colour}")
+        out.append(f" {rest}\n")
+    return out
+
+
+def _location_json(loc: Location) -> dict[str, Any]:
+    return {"file": loc.file, "line": loc.line, "column": loc.column, "path": loc.pointer}
+
+
+def to_json(result: ValidationResult) -> str:
+    """``{"files", "diagnostics", "summary"}``; ``path`` is a JSON pointer."""
+    document = {
+        "files": result.files,
+        "diagnostics": [
+            {**_location_json(d.location), "rule": d.rule, "severity": d.severity.value,
+             "message": d.message, "related": [_location_json(r) for r in d.related]}
+            for d in result.diagnostics
+        ],
+        "summary": {
+            "files": len(result.files),
+            "commands": len(result.manifest.commands) if result.manifest else 0,
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "valid": result.errors == 0,
+        },
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def to_github(result: ValidationResult) -> str:
+    """GitHub Actions workflow commands (``::error file=..,line=..,col=..,title=..::msg``)."""
+    lines = []
+    for diag in result.diagnostics:
+        level = "error" if diag.severity is Severity.ERROR else "warning"
+        loc = diag.location
+        props = [f"file={_escape_property(loc.file)}"]
+        if loc.line:
+            props += [f"line={loc.line}", f"col={loc.column}"]
+        props.append(f"title={_escape_property(diag.rule)}")
+        lines.append(f"::{level} {','.join(props)}::{_escape_data(diag.message)}")
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"

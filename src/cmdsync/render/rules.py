@@ -1,0 +1,70 @@
+"""The rule registry as a listing, one rule's documentation, or docs/rules.md."""
+
+from __future__ import annotations
+
+from cmdsync.rules import Rule, all_rules
+
+_CHECKED_BY = {"rule": "rule", "schema": "JSON Schema", "loader": "loader"}
+
+
+def listing() -> str:
+    """One line per rule: id, severity, name and title, aligned."""
+    rules = all_rules()
+    width = max(len(rule.name) for rule in rules)
+    lines = [f"{r.id}  {r.severity.value:<7}  {r.name:<{width}}  {r.title}" for r in rules]
+    return "\n".join(lines) + f"\n\n{len(rules)} rules. `cmdsync rules ID` explains one.\n"
+
+
+def detail(rule: Rule) -> str:
+    """A rule's id, name, severity, where it is checked, and its documentation."""
+    head = f"{rule.id} {rule.name} ({rule.severity.value}, checked by the " \
+           f"{_CHECKED_BY[rule.checked_by]})"
+    return f"{head}\n{rule.title}\n\n{rule.doc}\n"
+
+
+def markdown() -> str:
+    """``docs/rules.md``: generated from the registry; a test keeps it in sync."""
+    parts = [
+        "# cmdsync validation rules",
+        "",
+        "Generated from the rule registry by `cmdsync rules --format markdown`; "
+        "do not edit by hand.",
+        "Select or skip rules with `cmdsync validate --select ID` / `--ignore ID` "
+        "(a prefix such as `CS2` selects a group).",
+        "",
+        "| id | name | severity | title |",
+        "|---|---|---|---|",
+    ]
+    rules = all_rules()
+    parts += [f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.severity.value} | {r.title} |"
+              for r in rules]
+    for rule in rules:
+        parts += ["", f"## {rule.id}", "",
+                  f"**{rule.name}** ({rule.severity.value}, checked by the "
+                  f"{_CHECKED_BY[rule.checked_by]}): {rule.title}.", "",
+                  _doc_markdown(rule.doc)]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _doc_markdown(doc: str) -> str:
+    """Turn the docstring's ``Failing::`` blocks into fenced code blocks."""
+    out: list[str] = []
+    in_block = False
+    for line in doc.splitlines():
+        if line.rstrip().endswith("::") and not line.startswith("    "):
+            if in_block:
+                out.append("```")
+            out.append(line.rstrip()[:-1] + ":")
+            out.append("")
+            out.append("```yaml")
+            in_block = True
+            continue
+        if in_block and line and not line.startswith("    "):
+            out.append("```")
+            in_block = False
+        out.append(line[4:] if in_block else line)
+    if in_block:
+        while out and not out[-1].strip():
+            out.pop()
+        out.append("```")
+    return "\n".join(out)
