@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -63,14 +63,14 @@ def validate(
     paths: Annotated[list[str], typer.Argument(
         help="Manifest files (.yaml, .yml, .json) or directories to search.", metavar="PATH...",
         show_default=False)],
-    output: Annotated[Optional[OutputFormat], typer.Option(
+    output: Annotated[OutputFormat | None, typer.Option(
         "--format", "-f",
         help="text, json or github (workflow annotations; the default when "
              "GITHUB_ACTIONS=true).")] = None,
-    select: Annotated[Optional[list[str]], typer.Option(
+    select: Annotated[list[str] | None, typer.Option(
         help="Only report these rule ids (a prefix such as CS2 selects a group). "
              "Repeatable.")] = None,
-    ignore: Annotated[Optional[list[str]], typer.Option(
+    ignore: Annotated[list[str] | None, typer.Option(
         help="Do not report these rule ids or prefixes. Repeatable.")] = None,
 ) -> int:
     """Check manifests against the schemas and every Discord rule, offline."""
@@ -95,7 +95,7 @@ def validate(
 
 @app.command()
 def rules(
-    rule: Annotated[Optional[str], typer.Argument(
+    rule: Annotated[str | None, typer.Argument(
         help="A rule id (CS101) or name (chat-input-name) to explain.")] = None,
     output: Annotated[RulesFormat, typer.Option(
         "--format", "-f", help="text, or markdown (the source of docs/rules.md).")]
@@ -115,6 +115,27 @@ def rules(
     if found is None:
         raise CmdsyncError(f"no rule {rule!r}: `cmdsync rules` lists them all")
     sys.stdout.write(render.detail(found))
+    return EXIT_OK
+
+
+@app.command()
+def emulator(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port to listen on.")] = 8787,
+    state: Annotated[str | None, typer.Option(
+        help="SQLite file that keeps the state across restarts (default: in memory).")]
+        = None,
+    seed: Annotated[str | None, typer.Option(
+        help="YAML file of applications, guilds, users and tokens (see README).")] = None,
+    global_limit: Annotated[int, typer.Option(
+        help="Requests per second per token before 429 (Discord: 50; 0 disables).")] = 50,
+) -> int:
+    """Run a local emulator of Discord's application-commands API."""
+    from cmdsync.emulator import server
+
+    instance = server.build(state=state, seed=seed, global_limit=global_limit)
+    server.serve(instance, host=host, port=port,
+                 on_start=lambda: sys.stdout.write(server.banner(instance, host, port)))
     return EXIT_OK
 
 
@@ -153,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     except CmdsyncError as exc:
         sys.stderr.write(f"error: {exc}\n")
         code = exc.exit_code
-    except Exception as exc:  # noqa: BLE001 - the boundary that turns bugs into a report
+    except Exception as exc:
         sys.stderr.write(
             f"internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in cmdsync. Please report it with the command you ran "

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from cmdsync.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.loader import Document, load_file
-from cmdsync.manifest.model import ManifestSet, collect
+from cmdsync.manifest.model import CommandEntry, ManifestSet, collect
 from cmdsync.rules import all_rules
 from cmdsync.schemas import check_document
 
@@ -72,13 +73,39 @@ def validate_documents(documents: list[Document], *,
         if doc.data is not None:
             diagnostics.extend(check_document(doc))
     manifest = collect([doc for doc in documents if doc.data is not None])
-    for rule in all_rules():
-        if rule.check is not None and _wanted(rule.id, select, ignore):
-            diagnostics.extend(rule.diagnostic(finding) for finding in rule.check(manifest))
+    diagnostics.extend(run_rules(manifest, select=select, ignore=ignore))
     diagnostics = [d for d in diagnostics if _wanted(d.rule, select, ignore)]
     diagnostics = sorted(set(diagnostics), key=Diagnostic.sort_key)
     return ValidationResult([doc.file for doc in documents], diagnostics, manifest)
 
+
+
+def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
+              ignore: Collection[str] = ()) -> list[Diagnostic]:
+    """Diagnostics of every selected rule that has a Python check."""
+    found: list[Diagnostic] = []
+    for rule in all_rules():
+        if rule.check is not None and _wanted(rule.id, select, ignore):
+            found.extend(rule.diagnostic(finding) for finding in rule.check(manifest))
+    return found
+
+
+def validate_api_commands(items: Any, *, scope: str,
+                          ignore: Collection[str] = ()) -> list[Diagnostic]:
+    """Diagnostics for a request body of commands in Discord's wire format.
+
+    ``items`` is the parsed JSON array (a bulk overwrite, or one command
+    wrapped in a list); ``scope`` is ``"global"`` or the guild id. Enum names
+    are errors here (CS016), as they are for Discord. Pointers are
+    ``/<index>/...``; there are no line numbers.
+    """
+    doc = Document(file="<request>", kind="json", data=items, positions={})
+    found = [d for d in check_document(doc) if _wanted(d.rule, (), ignore)]
+    if isinstance(items, list):
+        entries = [CommandEntry(doc, (i,), item, scope, raw=True)
+                   for i, item in enumerate(items) if isinstance(item, dict)]
+        found += run_rules(ManifestSet([doc], entries), ignore=ignore)
+    return sorted(set(found), key=Diagnostic.sort_key)
 
 
 def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
