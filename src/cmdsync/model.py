@@ -132,8 +132,7 @@ ALL_PERMISSION_BITS = sum(1 << p for p in Permission)
 
 # FACTS.md "Locales (32)". ar and he appear only in the OpenAPI (unsettled).
 LOCALES = frozenset(
-    "id da de en-GB en-US es-ES es-419 fr hr it lt hu nl no pl pt-BR ro fi sv-SE "
-    "vi tr cs el bg ru uk hi th zh-CN ja zh-TW ko".split()
+    ["id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko"]
 )
 UNSETTLED_LOCALES = frozenset({"ar", "he"})
 LOCALE_FALLBACKS: Mapping[str, tuple[str, ...]] = {

@@ -36,7 +36,7 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(kind: str) -> Draft202012Validator:
     command = load_schema(COMMAND_SCHEMA)
     manifest = load_schema(MANIFEST_SCHEMA)

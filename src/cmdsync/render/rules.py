@@ -27,10 +27,10 @@ def markdown() -> str:
     parts = [
         "# cmdsync validation rules",
         "",
-        "Generated from the rule registry by `cmdsync rules --format markdown`; "
-        "do not edit by hand.",
-        "Select or skip rules with `cmdsync validate --select ID` / `--ignore ID` "
-        "(a prefix such as `CS2` selects a group).",
+        ("Generated from the rule registry by `cmdsync rules --format markdown`; "
+        "do not edit by hand."),
+        ("Select or skip rules with `cmdsync validate --select ID` / `--ignore ID` "
+        "(a prefix such as `CS2` selects a group)."),
         "",
         "| id | name | severity | title |",
         "|---|---|---|---|",
@@ -40,8 +40,8 @@ def markdown() -> str:
               for r in rules]
     for rule in rules:
         parts += ["", f"## {rule.id}", "",
-                  f"**{rule.name}** ({rule.severity.value}, checked by the "
-                  f"{_CHECKED_BY[rule.checked_by]}): {rule.title}.", "",
+                  (f"**{rule.name}** ({rule.severity.value}, checked by the "
+                  f"{_CHECKED_BY[rule.checked_by]}): {rule.title}."), "",
                   _doc_markdown(rule.doc)]
     return "\n".join(parts).rstrip() + "\n"
 

@@ -32,7 +32,7 @@ _MODULES = (
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, in id order."""
     rules = []
