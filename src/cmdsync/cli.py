@@ -134,8 +134,12 @@ def emulator(
     from cmdsync.emulator import server
 
     instance = server.build(state=state, seed=seed, global_limit=global_limit)
-    server.serve(instance, host=host, port=port,
-                 on_start=lambda: sys.stdout.write(server.banner(instance, host, port)))
+
+    def announce() -> None:
+        sys.stdout.write(server.banner(instance, host, port))
+        sys.stdout.flush()
+
+    server.serve(instance, host=host, port=port, on_start=announce)
     return EXIT_OK
 
 
@@ -159,15 +163,15 @@ def _write_text(plain: str, styled: object) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and exit with its code; the one error boundary."""
     # typer vendors click in recent releases; find its ClickException either way.
-    click_exception = next(c for c in typer.BadParameter.__mro__
-                           if c.__name__ == "ClickException")
+    click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__
+                                            if c.__name__ == "ClickException")
     try:
         code = app(args=argv, standalone_mode=False, prog_name="cmdsync")
     except typer.Exit as exc:
         code = exc.exit_code
     except click_exception as exc:
-        exc.show()
-        code = exc.exit_code
+        exc.show()  # type: ignore[attr-defined]
+        code = exc.exit_code  # type: ignore[attr-defined]
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
