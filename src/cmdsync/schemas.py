@@ -24,7 +24,6 @@ from cmdsync.manifest.loader import Document, Path
 
 MANIFEST_SCHEMA = "manifest.schema.json"
 COMMAND_SCHEMA = "application-command.schema.json"
-_BASE = "https://cmdsync.dev/schemas/"
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean",
                int: "integer", float: "number", type(None): "null"}
 
@@ -40,14 +39,16 @@ def load_schema(name: str) -> dict[str, Any]:
 def _validator(kind: str) -> Draft202012Validator:
     command = load_schema(COMMAND_SCHEMA)
     manifest = load_schema(MANIFEST_SCHEMA)
+    # The schemas carry no $id, so that editors and check-jsonschema resolve
+    # their relative $ref against the file; here the names are the URIs.
     registry: Registry[Any] = Registry().with_resources([
-        (_BASE + COMMAND_SCHEMA, Resource.from_contents(command)),
-        (_BASE + MANIFEST_SCHEMA, Resource.from_contents(manifest)),
+        (COMMAND_SCHEMA, Resource.from_contents(command)),
+        (MANIFEST_SCHEMA, Resource.from_contents(manifest)),
     ])
     if kind == "manifest":
         return Draft202012Validator(manifest, registry=registry)
     array = {"$schema": manifest["$schema"], "type": "array",
-             "items": {"$ref": _BASE + COMMAND_SCHEMA}}
+             "items": {"$ref": COMMAND_SCHEMA}}
     return Draft202012Validator(array, registry=registry)
 
 
