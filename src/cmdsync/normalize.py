@@ -1,17 +1,23 @@
 """Canonical forms of application commands: for the API, and for comparing.
 
-Two functions carry Discord's semantics (FACTS.md "What a GET returns"):
+Functions carrying Discord's semantics (FACTS.md "What a GET returns"):
 
 - :func:`to_api` turns a manifest command (enum names, permission-name lists)
   into the JSON Discord accepts (integers, a decimal permission string).
+- :func:`request_body` is :func:`to_api` without response-only keys: what a
+  create, edit or bulk overwrite sends.
 - :func:`canonical` turns either side, a manifest command or a command as
   Discord returned it, into one comparable form: response-only fields
-  dropped, defaults filled in (``nsfw`` false, ``contexts`` null, missing /
-  null / ``{}`` localizations equal, ``required`` and ``autocomplete`` false
-  omitted, ``description`` "" on USER and MESSAGE commands).
+  dropped, defaults filled in (``nsfw`` false, ``contexts`` null,
+  ``dm_permission`` true, missing / null / ``{}`` localizations equal,
+  ``required`` and ``autocomplete`` false omitted, options ``[]`` omitted,
+  ``description`` "" on USER and MESSAGE commands, ``integration_types``
+  from the application when known).
+- :func:`canonical_overwrites` does the same for permission overwrites.
+- :func:`same` compares canonical values the way JSON does (``1 == 1.0``,
+  but ``true != 1``).
 
-Both are pure and never raise on well-typed input; call them on commands
-that passed validation.
+All are pure and never raise on input that passed validation.
 """
 
 from __future__ import annotations
@@ -35,13 +41,18 @@ RESPONSE_ONLY = frozenset({"id", "application_id", "version", "guild_id", "name_
                            "description_localized", "default_permission"})
 _LIST_ENUMS = {"contexts": InteractionContext, "integration_types": IntegrationType,
                "channel_types": ChannelType}
+# Discord's field for a global command that leaves it unset (FACTS.md).
+DEFAULT_DM_PERMISSION = True
+# Unsettled: FACTS.md does not say; the emulator fills in APP_HANDLER.
+DEFAULT_HANDLER = int(EntryPointHandler.APP_HANDLER)
+_OPTION_NUMBERS = ("min_value", "max_value", "min_length", "max_length")
 
 
 def permissions_value(value: Any) -> str | None:
     """``default_member_permissions`` as Discord's decimal string (or None).
 
     Accepts a decimal string, an int, or a list of lowercase permission names
-    (``["manage_guild"]`` -> ``"32"``).
+    (``["manage_guild"]`` -> ``"32"``; FACTS.md "Permission bits").
     """
     if value is None:
         return None
@@ -53,6 +64,22 @@ def permissions_value(value: Any) -> str | None:
     return str(int(value))
 
 
+def permission_names(value: str | None) -> list[str] | None:
+    """The lowercase permission names of a decimal permission string.
+
+    The inverse of :func:`permissions_value` for lists: ``"32"`` ->
+    ``["manage_guild"]``. None when ``value`` is None, ``"0"`` (administrators
+    only, clearer as a string) or has a bit Discord does not name.
+    """
+    if value is None or not str(value).isdigit() or int(value) == 0:
+        return None
+    bits = int(value)
+    names = [p.name.lower() for p in Permission if bits & (1 << p)]
+    if sum(1 << Permission[n.upper()] for n in names) != bits:
+        return None
+    return names
+
+
 def _enum(enum_cls: Any, value: Any) -> Any:
     converted = enum_value(enum_cls, value)
     return value if converted is None else converted
@@ -61,7 +88,8 @@ def _enum(enum_cls: Any, value: Any) -> Any:
 def to_api(command: dict[str, Any]) -> dict[str, Any]:
     """A manifest command as Discord's JSON: enum names become integers.
 
-    Keys are kept as given (``id`` included, so a bulk overwrite keeps ids).
+    Keys are kept as given (``id`` included, so a bulk overwrite keeps ids);
+    option and choice order is preserved.
     """
     result = dict(command)
     if "type" in result:
@@ -90,6 +118,29 @@ def _option_to_api(option: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def request_body(command: dict[str, Any], *, keep_id: bool = True) -> dict[str, Any]:
+    """What to send for a manifest command: :func:`to_api` minus response-only keys.
+
+    ``id`` stays when ``keep_id`` (a bulk overwrite item updates that command
+    in place, FACTS.md "Endpoints"); ``*_localized`` go at every depth.
+    """
+    api = to_api(command)
+    body = {k: v for k, v in api.items() if k not in RESPONSE_ONLY or (keep_id and k == "id")}
+    if isinstance(body.get("options"), list):
+        body["options"] = [_strip_option(o) for o in body["options"]]
+    return body
+
+
+def _strip_option(option: dict[str, Any]) -> dict[str, Any]:
+    result = {k: v for k, v in option.items() if k not in RESPONSE_ONLY}
+    if isinstance(result.get("choices"), list):
+        result["choices"] = [{k: v for k, v in c.items() if k not in RESPONSE_ONLY}
+                             if isinstance(c, dict) else c for c in result["choices"]]
+    if isinstance(result.get("options"), list):
+        result["options"] = [_strip_option(o) for o in result["options"]]
+    return result
+
+
 def overwrite_to_api(overwrite: dict[str, Any], guild_id: str) -> dict[str, Any]:
     """A manifest overwrite as Discord's JSON: constants become ids.
 
@@ -105,6 +156,18 @@ def overwrite_to_api(overwrite: dict[str, Any], guild_id: str) -> dict[str, Any]
             "permission": bool(overwrite["permission"])}
 
 
+def canonical_overwrites(overwrites: Iterable[dict[str, Any]], guild_id: str
+                         ) -> list[dict[str, Any]]:
+    """Overwrites (manifest or Discord's) in API form, sorted by type then id.
+
+    Order carries no meaning in Discord's overwrite list, so sorting keeps a
+    reordered list from showing as a change.
+    """
+    api = [overwrite_to_api(o, guild_id) for o in overwrites]
+    return sorted(api, key=lambda o: (o["type"], int(o["id"]) if o["id"].isdigit() else 0,
+                                      o["id"]))
+
+
 def _localizations(value: Any) -> dict[str, str] | None:
     if not value:
         return None
@@ -112,15 +175,21 @@ def _localizations(value: Any) -> dict[str, str] | None:
     return dict(sorted(table.items())) or None
 
 
+def _int_set(values: Iterable[Any]) -> list[int]:
+    return sorted({int(v) for v in values})
+
+
 def canonical(command: dict[str, Any], *, scope: str = "global",
               default_integration_types: Iterable[int] | None = None) -> dict[str, Any]:
     """The comparable form of a command, from a manifest or from Discord.
 
     ``scope`` is ``"global"`` or a guild id: ``dm_permission``, ``contexts``
-    and ``integration_types`` only mean something on global commands.
-    ``default_integration_types`` is what Discord fills in for a global
-    command that leaves ``integration_types`` unset (the application's
-    installation contexts, when known; else ``[0]``, guild install).
+    and ``integration_types`` only mean something on global commands and are
+    dropped for guild ones. ``default_integration_types`` is what Discord
+    fills in for a global command that leaves ``integration_types`` unset
+    (the application's installation contexts); when it is None (unknown) an
+    unset ``integration_types`` stays None, which :func:`cmdsync.plan.diff`
+    reads as "whatever Discord has".
     """
     api = to_api(command)
     kind = api.get("type", CommandType.CHAT_INPUT)
@@ -138,17 +207,18 @@ def canonical(command: dict[str, Any], *, scope: str = "global",
         result["description_localizations"] = None
     if scope == "global":
         contexts = api.get("contexts")
-        result["contexts"] = sorted(contexts) if contexts is not None else None
+        result["contexts"] = _int_set(contexts) if contexts is not None else None
         types = api.get("integration_types")
-        if types is None:
-            types = list(default_integration_types or [IntegrationType.GUILD_INSTALL])
-        result["integration_types"] = sorted(int(t) for t in types)
+        if types is None and default_integration_types is not None:
+            types = list(default_integration_types)
+        result["integration_types"] = _int_set(types) if types is not None else None
         dm = api.get("dm_permission")
-        result["dm_permission"] = True if dm is None else bool(dm)
+        result["dm_permission"] = DEFAULT_DM_PERMISSION if dm is None else bool(dm)
     if kind == CommandType.PRIMARY_ENTRY_POINT:
-        result["handler"] = api.get("handler")
+        handler = api.get("handler")
+        result["handler"] = DEFAULT_HANDLER if handler is None else handler
     options = [_canonical_option(o) for o in api.get("options") or []]
-    if options:
+    if options and kind not in (CommandType.USER, CommandType.MESSAGE):
         result["options"] = options
     return result
 
@@ -171,11 +241,38 @@ def _canonical_option(option: dict[str, Any]) -> dict[str, Any]:
             {"name": c.get("name"), "name_localizations": _localizations(
                 c.get("name_localizations")), "value": c.get("value")} for c in choices]
     if option.get("channel_types"):
-        result["channel_types"] = sorted(option["channel_types"])
-    for key in ("min_value", "max_value", "min_length", "max_length"):
+        result["channel_types"] = _int_set(option["channel_types"])
+    for key in _OPTION_NUMBERS:
         if option.get(key) is not None:
             result[key] = option[key]
     children = [_canonical_option(child) for child in option.get("options") or []]
     if children:
         result["options"] = children
     return result
+
+
+def same(left: Any, right: Any) -> bool:
+    """JSON equality: numbers compare by value (``1 == 1.0``), booleans only to booleans."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same(left[k], right[k]) for k in left)
+    if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right))
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
+def fill_unknown(desired: dict[str, Any], live: dict[str, Any] | None) -> dict[str, Any]:
+    """``desired`` with fields it leaves to Discord taken from ``live``.
+
+    Only ``integration_types`` (None when the application's default is not
+    known) is filled: what Discord holds is then, by definition, the default.
+    """
+    if live is None or "integration_types" not in desired:
+        return desired
+    if desired["integration_types"] is not None:
+        return desired
+    return {**desired, "integration_types": live.get("integration_types")}
+
