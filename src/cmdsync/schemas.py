@@ -1,9 +1,11 @@
 """The JSON Schemas in ``schemas/`` and the mapping of their errors to diagnostics.
 
 Schema errors become diagnostics of four rules, by the keyword that failed:
-``additionalProperties`` -> CS010 unknown key, ``type``/``anyOf`` -> CS011
-wrong type, ``required`` -> CS012 missing key, ``enum``/``uniqueItems`` ->
-CS013 invalid value. Each schema is loaded and compiled once per process.
+``additionalProperties`` -> CS010 unknown key, ``type``/``anyOf``/``pattern``
+-> CS011 wrong type, ``required`` -> CS012 missing key, ``enum``/``uniqueItems``
+-> CS013 invalid value. In a raw ``.json`` array of commands an enum name in
+any case (``"STRING"``) is left to CS016, which names the integer to write.
+Each schema is loaded and compiled once per process.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from cmdsync.manifest.loader import Document, Path
 
 MANIFEST_SCHEMA = "manifest.schema.json"
 COMMAND_SCHEMA = "application-command.schema.json"
+# Fields whose enum names CS016 reports in raw .json arrays.
+_RAW_ENUM_KEYS = frozenset({"type", "handler", "contexts", "integration_types", "channel_types"})
+_PATTERNS = {"^[0-9]+$": "a string of decimal digits"}
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean",
                int: "integer", float: "number", type(None): "null"}
 
@@ -64,40 +69,52 @@ def check_document(doc: Document) -> list[Diagnostic]:
                            f"the file holds {_article(_json_type(data))}; expected a manifest "
                            "mapping (application_id, commands, guilds) or a list of commands",
                            doc.locate(()))]
+    # A .json array is sent to Discord as is: enum names there are CS016's.
+    raw = doc.kind == "json" and isinstance(data, list)
     found: list[Diagnostic] = []
     for error in validator.iter_errors(data):
-        found.extend(_diagnostics(doc, error))
+        found.extend(_diagnostics(doc, error, raw=raw))
     return found
 
 
-def _diagnostics(doc: Document, error: ValidationError) -> Iterator[Diagnostic]:
+def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
+                 ) -> Iterator[Diagnostic]:
     path: Path = tuple(error.absolute_path)
     kind = error.validator
+    instance: Any = error.instance
     if kind == "additionalProperties":
-        allowed = list(error.schema.get("properties", {}))
-        for key in error.instance:
+        allowed = list(_schema(error).get("properties", {}))
+        for key in instance:
             if key not in allowed:
                 yield Diagnostic("CS010", Severity.ERROR, _unknown_key(path, key, allowed),
                                  doc.locate(path + (key,), key=True))
     elif kind == "required":
-        missing = [k for k in error.validator_value if k not in error.instance]
+        missing = [k for k in _expected(error) if k not in instance]
         for key in missing:
             yield Diagnostic("CS012", Severity.ERROR,
                              f"{_thing(path)} is missing the required key {key!r}",
                              doc.locate(path))
     elif kind in ("enum", "uniqueItems"):
-        yield Diagnostic("CS013", Severity.ERROR, _bad_value(path, error), doc.locate(path))
+        if not (raw and kind == "enum" and _is_name(path, error)):
+            yield Diagnostic("CS013", Severity.ERROR, _bad_value(path, error), doc.locate(path))
     elif kind == "anyOf":
-        deeper = [c for c in error.context if len(c.absolute_path) > len(error.absolute_path)]
-        if deeper:
-            yield from _diagnostics(doc, deeper[0])
+        # The branch whose type fits the value says what is wrong with it.
+        fitting = [c for c in error.context if c.validator != "type"]
+        if fitting:
+            yield from _diagnostics(doc, fitting[0], raw=raw)
         else:
+            types = [_expected(c) for c in error.context]
             yield Diagnostic("CS011", Severity.ERROR,
-                             f"{_field(path)} has the wrong type: "
-                             f"{error.schema.get('description', '')}".rstrip(": "),
+                             f"{_field(path)} must be {_one_of(types)}, not "
+                             f"{_article(_json_type(error.instance))} ({_short(error.instance)})",
                              doc.locate(path))
+    elif kind == "pattern":
+        what = _PATTERNS.get(_expected(error), f"a string matching {_expected(error)}")
+        yield Diagnostic("CS011", Severity.ERROR,
+                         f"{_field(path)} must be {what}, not {_short(error.instance)}",
+                         doc.locate(path))
     elif kind == "type":
-        expected = error.validator_value
+        expected = _expected(error)
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
         yield Diagnostic("CS011", Severity.ERROR,
                          f"{_field(path)} must be {_article(wanted)}, not "
@@ -106,6 +123,30 @@ def _diagnostics(doc: Document, error: ValidationError) -> Iterator[Diagnostic]:
     else:
         yield Diagnostic("CS011", Severity.ERROR, f"{_field(path)}: {error.message}",
                          doc.locate(path))
+
+
+def _schema(error: ValidationError) -> dict[str, Any]:
+    """The (sub)schema that failed; ours are always objects."""
+    return error.schema if isinstance(error.schema, dict) else {}
+
+
+def _expected(error: ValidationError) -> Any:
+    """The failed keyword's value in the schema (a type, the enum's values...)."""
+    return error.validator_value
+
+
+def _is_name(path: Path, error: ValidationError) -> bool:
+    """Whether an enum error is CS016's: a Discord enum's name, in any case."""
+    keys = [part for part in path if isinstance(part, str)]
+    names = {v for v in _expected(error) if isinstance(v, str)}
+    return (bool(keys) and keys[-1] in _RAW_ENUM_KEYS and isinstance(error.instance, str)
+            and error.instance.lower() in names)
+
+
+def _one_of(types: list[Any]) -> str:
+    """``"null, a string or an array"`` from the types of anyOf branches."""
+    words = [t if t == "null" else _article(t) for t in types if isinstance(t, str)]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _unknown_key(path: Path, key: str, allowed: list[str]) -> str:
@@ -119,17 +160,19 @@ def _unknown_key(path: Path, key: str, allowed: list[str]) -> str:
 def _bad_value(path: Path, error: ValidationError) -> str:
     if error.validator == "uniqueItems":
         return f"{_field(path)} lists the same value twice: remove the duplicate"
-    options = [v for v in error.validator_value]
+    options = [v for v in _expected(error)]
     names = [v for v in options if isinstance(v, str)]
     message = f"{_short(error.instance)} is not a valid {_field(path)}"
     if isinstance(error.instance, str):
         close = difflib.get_close_matches(error.instance.lower(), names, n=1, cutoff=0.6)
         if close:
             return f"{message}; did you mean {close[0]!r}?"
-    description = error.schema.get("description", "")
-    hint = description.split("One of ", 1)[-1] if "One of " in description else ", ".join(
-        map(str, options))
-    return f"{message}: use one of {hint.rstrip('.')}"
+    description = _schema(error).get("description", "")
+    if "One of " in description:  # "... One of a (1), b (2). Defaults to a."
+        hint = description.split("One of ", 1)[1].split(". ", 1)[0].rstrip(".")
+    else:
+        hint = ", ".join(map(str, options))
+    return f"{message}: use one of {hint}"
 
 
 def _thing(path: Path) -> str:

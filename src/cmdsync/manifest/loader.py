@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -201,10 +201,7 @@ def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = exc.problem or str(exc)
-        if exc.context:
-            message = f"{exc.context}: {message}"
-        _problem(doc, "CS001", f"invalid YAML: {message}", line, column)
+        _problem(doc, "CS001", f"invalid YAML: {_yaml_message(exc, doc.text)}", line, column)
         return
     except yaml.YAMLError as exc:
         _problem(doc, "CS001", f"invalid YAML: {exc}")
@@ -224,6 +221,17 @@ def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
     doc.positions, doc.key_positions = converter.positions, converter.key_positions
 
 
+def _yaml_message(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """The parser's message, with where the construct began and a hint for tabs."""
+    message = exc.problem or str(exc)
+    mark, start = exc.problem_mark, exc.context_mark
+    if mark and "tab" not in message and text[mark.index:mark.index + 1] == "\t":
+        message += " (a tab: indent YAML with spaces)"
+    if exc.context and start and mark and start.line != mark.line:
+        return f"{exc.context} from line {start.line + 1}, column {start.column + 1}: {message}"
+    return f"{exc.context}: {message}" if exc.context else message
+
+
 class _Abort(Exception):
     """Stop converting: a diagnostic explaining why was already recorded."""
 
@@ -241,24 +249,37 @@ class _Converter:
         self.key_positions: dict[Path, Position] = {}
         self.visits = 0
         self.budget: int | None = None
+        self.seen: set[int] = set()
+        # (path, first visit of its node?) from the root to the node being converted.
+        self.trail: list[tuple[Path, bool]] = []
 
     def convert(self, node: yaml.Node, path: Path) -> Any:
         if self.budget is None:
             self.budget = ALIAS_EXPANSION_FLOOR + ALIAS_EXPANSION_FACTOR * _distinct(node)
         self.visits += 1
         mark = node.start_mark
+        del self.trail[len(path):]
+        self.trail.append((path, id(node) not in self.seen))
+        self.seen.add(id(node))
         if self.visits > self.budget:
-            self._fail("aliases expand to more than "
-                       f"{self.budget:,} nodes (a billion-laughs file?): use fewer or smaller "
-                       "anchors", mark, path)
+            # An aliased node's mark is its anchor's: point at the innermost
+            # place written out in the file, where the aliases are expanded.
+            origin = next(p for p, first in reversed(self.trail) if first)
+            line, column = self.positions.get(origin, (mark.line + 1, mark.column + 1))
+            if self.doc is not None:
+                _problem(self.doc, "CS003", "aliases expand to more than "
+                         f"{self.budget:,} nodes (a billion-laughs file?): use fewer or "
+                         "smaller anchors", line, column, pointer(origin))
+            raise _Abort
         if len(path) > MAX_DEPTH:
-            self._fail(f"nested more than {MAX_DEPTH} levels deep", mark, path)
+            self._fail(f"data is nested more than {MAX_DEPTH} levels deep (a manifest needs "
+                       "about 8): remove the extra nesting", mark, path)
         self.positions[path] = (mark.line + 1, mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(child, path + (i,)) for i, child in enumerate(node.value)]
-        return self._scalar(node, path)
+        return self._scalar(cast(yaml.ScalarNode, node), path)
 
     def _fail(self, message: str, mark: Any, path: Path) -> None:
         if self.doc is not None:
