@@ -1,0 +1,327 @@
+"""A plan: what apply would change in Discord, as a pure value.
+
+:func:`diff` compares a :class:`~cmdsync.state.DesiredState` with a
+:class:`~cmdsync.state.LiveState` and returns a :class:`Plan`; nothing here
+does I/O. Per scope the manifest manages (``"global"`` or a guild id):
+
+- commands are matched by manifest ``id`` first, then by type and name;
+  matched ones are no-op or update (field by field, see
+  :mod:`cmdsync.plan_fields`), unmatched desired ones are creates;
+- live commands the manifest does not name are deleted when pruning, else
+  kept; a live PRIMARY_ENTRY_POINT the manifest does not manage is always
+  kept (a bulk overwrite without it fails with 50240, FACTS.md);
+- a rename (manifest ``id`` with another name) keeps the id and warns that
+  Discord drops the command's overwrites; the manifest's overwrites for it
+  are put again;
+- permission overwrites are compared per command in each guild that lists
+  ``permissions``: the manifest's set replaces the live one (FACTS.md: a PUT
+  replaces all); with pruning, live sets the manifest does not name are
+  cleared.
+
+Scopes the manifest does not name are never touched. Output order is
+deterministic: global first, then guilds by id; within a scope by command
+type, then name.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType
+from cmdsync.normalize import canonical, fill_unknown, request_body
+from cmdsync.plan_fields import field_changes
+from cmdsync.state import DesiredScope, DesiredState, LiveState, Overwrite
+
+DAILY_CREATE_LIMIT = 200  # command creates per guild per day (FACTS.md "Rate limits")
+
+
+class Action(str, enum.Enum):
+    """What apply does to one command or permission set; the value is its glyph."""
+
+    CREATE = "+"
+    UPDATE = "~"
+    DELETE = "-"
+    NO_OP = " "
+
+    @property
+    def word(self) -> str:
+        """``create``, ``update``, ``delete`` or ``no-op`` (JSON and messages)."""
+        return {"+": "create", "~": "update", "-": "delete", " ": "no-op"}[self.value]
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One changed field: ``path`` as in :mod:`cmdsync.plan_fields`, API values."""
+
+    path: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
+class CommandChange:
+    """One command of a scope and what apply does to it.
+
+    ``id`` and ``version`` are the live command's (None for a create).
+    ``body`` is what apply sends: the manifest's request body for creates
+    and updates (with the live ``id``), the live command stripped of
+    response-only keys for kept ones, None for deletes. ``note`` says why an
+    unmanaged live command is kept.
+    """
+
+    action: Action
+    scope: str
+    type: int
+    name: str
+    id: str | None = None
+    version: str | None = None
+    changes: tuple[FieldChange, ...] = ()
+    body: Mapping[str, Any] | None = None
+    renamed_from: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class PermissionChange:
+    """One command's overwrites in one guild: ``before`` live, ``after`` desired.
+
+    ``key`` is the manifest's key (``ban``, ``message:Report``, ``*``) or, for
+    a live set being cleared, the command's name. ``target_id`` is the command
+    id, the application id for ``*``, or None when the command is created by
+    this plan (apply learns the id then). ``reason`` explains a forced re-put.
+    """
+
+    action: Action
+    guild_id: str
+    key: str
+    target_id: str | None
+    command_scope: str | None
+    command_type: int | None
+    command_name: str | None
+    before: tuple[Overwrite, ...]
+    after: tuple[Overwrite, ...]
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LiveCommand:
+    """A live command as the plan saw it: a saved plan's check against drift."""
+
+    id: str
+    type: int
+    name: str
+    version: str | None
+
+
+@dataclass(frozen=True)
+class ScopePlan:
+    """The plan for one scope.
+
+    ``creates`` counts new commands (Discord's daily limit of 200 creates
+    per guild counts them; renames and updates do not). ``totals`` is the
+    number of commands per type name after apply, against ``caps``.
+    """
+
+    scope: str
+    commands: tuple[CommandChange, ...] = ()
+    permissions: tuple[PermissionChange, ...] = ()
+    manages_commands: bool = True
+    prune: bool = True
+    creates: int = 0
+    totals: Mapping[str, int] = field(default_factory=dict)
+    live: tuple[LiveCommand, ...] = ()
+
+    def count(self, action: Action) -> int:
+        return sum(1 for c in self.commands if c.action is action)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every scope's plan, with warnings and errors (errors make it unsafe to apply)."""
+
+    application_id: str
+    scopes: tuple[ScopePlan, ...] = ()
+    warnings: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    manifest_digest: str = ""
+
+    def count(self, action: Action) -> int:
+        return sum(scope.count(action) for scope in self.scopes)
+
+    @property
+    def permission_changes(self) -> int:
+        return sum(len(scope.permissions) for scope in self.scopes)
+
+    @property
+    def has_changes(self) -> bool:
+        return any(self.count(a) for a in (Action.CREATE, Action.UPDATE, Action.DELETE)) \
+            or self.permission_changes > 0
+
+
+def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
+         default_integration_types: Iterable[int] | None = None) -> Plan:
+    """The plan that makes ``live`` match ``desired``; pure and deterministic.
+
+    ``prune`` False (``--no-prune``) keeps every live command the manifest
+    does not name, whatever the manifest's ``prune`` says.
+    ``default_integration_types`` is the application's installation
+    contexts when known (see :func:`cmdsync.normalize.canonical`).
+    """
+    from cmdsync.plan_permissions import permission_changes  # it builds this module's values
+
+    defaults = list(default_integration_types) if default_integration_types is not None \
+        else None
+    warnings: list[str] = []
+    errors: list[str] = []
+    matched: dict[str, list[CommandChange]] = {}
+    for scope in desired.scopes.values():
+        if scope.manages_commands:
+            matched[scope.scope] = _scope_commands(scope, live, prune and scope.prune,
+                                                   defaults, warnings, errors)
+    plans = []
+    for scope in desired.scopes.values():
+        commands = matched.get(scope.scope, [])
+        perms = permission_changes(scope, live, matched, prune=prune and scope.prune,
+                                   warnings=warnings, errors=errors)
+        plans.append(_scope_plan(scope, live, commands, perms, errors))
+    _rename_warnings(matched, desired, live, warnings)
+    return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
+                desired.digest)
+
+
+def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
+                    defaults: list[int] | None, warnings: list[str], errors: list[str]
+                    ) -> list[CommandChange]:
+    remaining = {str(c["id"]): c for c in live.scope(scope.scope).commands}
+    changes: list[CommandChange] = []
+    pending = []
+    for command in scope.commands:  # ids first, so a rename keeps its command
+        if command.id is not None and command.id in remaining:
+            changes.append(_compare(scope.scope, command.body, remaining.pop(command.id),
+                                    defaults, errors))
+        else:
+            if command.id is not None:
+                warnings.append(f"{_label(scope.scope)}: {_kind(command.body)} "
+                                f"{command.body.get('name')!r} names id {command.id}, which "
+                                "is not a live command of this scope: it will be created "
+                                "with a new id")
+            pending.append(command)
+    for command in pending:
+        key = (_type(command.body), command.body.get("name"))
+        found = next((i for i, c in remaining.items()
+                      if (_type(c), c.get("name")) == key), None)
+        if found is not None:
+            changes.append(_compare(scope.scope, command.body, remaining.pop(found),
+                                    defaults, errors))
+        else:
+            body = {k: v for k, v in command.body.items() if k != "id"}
+            changes.append(CommandChange(Action.CREATE, scope.scope, _type(body),
+                                         str(body.get("name")), body=body))
+    changes.extend(_unmanaged(scope.scope, remaining.values(), prune))
+    return sorted(changes, key=lambda c: (c.type, c.name, c.id or ""))
+
+
+def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
+             defaults: list[int] | None, errors: list[str]) -> CommandChange:
+    kind, name = _type(current), str(current.get("name"))
+    if _type(body) != kind:
+        errors.append(f"{_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
+                      f"command, but the manifest declares it as "
+                      f"{CommandType(_type(body)).name}: Discord cannot change a command's "
+                      "type; remove the id to create a new command")
+    before = canonical(dict(current), scope=scope, default_integration_types=defaults)
+    after = fill_unknown(canonical(dict(body), scope=scope,
+                                   default_integration_types=defaults), before)
+    changes = tuple(FieldChange(*c) for c in field_changes(before, after))
+    new_name = str(body.get("name"))
+    return CommandChange(
+        Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
+        str(current["id"]), _version(current), changes,
+        {**body, "id": str(current["id"])},
+        renamed_from=name if new_name != name else None)
+
+
+def _unmanaged(scope: str, commands: Iterable[Mapping[str, Any]], prune: bool
+               ) -> Iterable[CommandChange]:
+    for command in commands:
+        kind = _type(command)
+        base = CommandChange(Action.NO_OP, scope, kind, str(command.get("name")),
+                             str(command["id"]), _version(command), body=_kept_body(command))
+        if kind == CommandType.PRIMARY_ENTRY_POINT:
+            yield replace(base, note="entry point not in the manifest: kept")
+        elif prune:
+            yield replace(base, action=Action.DELETE, body=None)
+        else:
+            yield replace(base, note="not in the manifest: kept (prune is off)")
+
+
+def _kept_body(command: Mapping[str, Any]) -> dict[str, Any]:
+    return request_body(dict(command))
+
+
+def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChange],
+                perms: list[Any], errors: list[str]) -> ScopePlan:
+    live_commands = live.scope(scope.scope).commands
+    refs = tuple(sorted((LiveCommand(str(c["id"]), _type(c), str(c.get("name")),
+                                     _version(c)) for c in live_commands),
+                        key=lambda r: (r.type, r.name, r.id)))
+    if not scope.manages_commands:
+        return ScopePlan(scope.scope, (), tuple(perms), False, scope.prune, 0, {}, refs)
+    creates = sum(1 for c in commands if c.action is Action.CREATE)
+    totals = {kind.name: sum(1 for c in commands if c.type == kind
+                             and c.action is not Action.DELETE) for kind in CommandType}
+    for kind in CommandType:
+        if totals[kind.name] > MAX_COMMANDS_PER_TYPE[kind]:
+            errors.append(f"{_label(scope.scope)}: {totals[kind.name]} {kind.name} commands "
+                          f"after apply; Discord allows {MAX_COMMANDS_PER_TYPE[kind]}")
+    return ScopePlan(scope.scope, tuple(commands), tuple(perms), True, scope.prune, creates,
+                     totals, refs)
+
+
+def _rename_warnings(matched: Mapping[str, list[CommandChange]], desired: DesiredState,
+                     live: LiveState, warnings: list[str]) -> None:
+    for scope, changes in matched.items():
+        for change in changes:
+            if change.renamed_from is not None:
+                warnings.append(
+                    f"{_label(scope)}: renaming {CommandType(change.type).name.lower()} "
+                    f"{change.renamed_from!r} to {change.name!r} (id {change.id}) keeps its "
+                    "id, but Discord drops a renamed command's permission overwrites"
+                    + _where(change, desired, live))
+
+
+def _where(change: CommandChange, desired: DesiredState, live: LiveState) -> str:
+    """Which guilds get the manifest's overwrites back, and where live ones are lost."""
+    guilds = sorted((g for g, s in live.scopes.items() if g != "global"),
+                    key=lambda g: int(g) if g.isdigit() else 0)
+    managed = [g for g in guilds if (desired.scopes.get(g) is not None
+                                     and desired.scopes[g].permissions is not None)]
+    lost = [g for g in guilds if change.id in live.scopes[g].permissions
+            and g not in managed]
+    text = ""
+    if managed:
+        text += "; cmdsync puts the manifest's back in guild " + ", ".join(managed)
+    if lost:
+        text += "; lost in guild " + ", ".join(lost) + " (not in the manifest)"
+    return text
+
+
+def _label(scope: str) -> str:
+    return "global" if scope == "global" else f"guild {scope}"
+
+
+def _kind(body: Mapping[str, Any]) -> str:
+    return CommandType(_type(body)).name.lower()
+
+
+def _type(command: Mapping[str, Any]) -> int:
+    value = command.get("type", CommandType.CHAT_INPUT)
+    return int(value) if isinstance(value, int) else int(CommandType.CHAT_INPUT)
+
+
+def _version(command: Mapping[str, Any]) -> str | None:
+    value = command.get("version")
+    return str(value) if value is not None else None

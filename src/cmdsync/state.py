@@ -1,0 +1,195 @@
+"""The two inputs of a diff: the desired state (manifest) and the live state (Discord).
+
+:func:`desired_state` turns validated manifest files into per-scope request
+bodies and permission overwrites in API form; :func:`live_state` turns the
+responses of ``GET .../commands?with_localizations=true`` and ``GET
+.../commands/permissions`` into the same shape. Both are pure values; a scope
+is ``"global"`` or a guild id (a snowflake string).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.model import GLOBAL, CommandEntry, ManifestSet
+from cmdsync.normalize import canonical_overwrites, request_body
+
+Overwrite = Mapping[str, Any]  # {"id": snowflake, "type": 1|2|3, "permission": bool}
+
+
+@dataclass(frozen=True)
+class DesiredCommand:
+    """One manifest command: its scope, the body to send, and where it was written.
+
+    ``body`` is :func:`~cmdsync.normalize.request_body` of the manifest
+    object (integers, no response-only keys, ``id`` kept when given).
+    ``entry`` points back to the file and line (for mapping 50035 errors).
+    """
+
+    scope: str
+    body: Mapping[str, Any]
+    entry: CommandEntry | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def id(self) -> str | None:
+        value = self.body.get("id")
+        return str(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class DesiredScope:
+    """What the manifest says about one scope.
+
+    ``manages_commands`` is False for a guild that only lists ``permissions``
+    (its commands are then left alone). ``permissions`` maps a manifest key
+    (command name, ``type:name`` or ``"*"``) to overwrites in API form,
+    sorted; None when the manifest sets no permissions for the guild.
+    """
+
+    scope: str
+    commands: tuple[DesiredCommand, ...] = ()
+    manages_commands: bool = True
+    permissions: Mapping[str, tuple[Overwrite, ...]] | None = None
+    prune: bool = True
+
+
+@dataclass(frozen=True)
+class DesiredState:
+    """Every scope the manifest manages, global first; and the manifest's digest.
+
+    ``digest`` is ``"sha256:<hex>"`` of the desired state after
+    interpolation (see :func:`state_digest`), so a saved plan can tell
+    whether the manifest changed since.
+    """
+
+    application_id: str | None
+    scopes: Mapping[str, DesiredScope]
+    files: tuple[str, ...] = ()
+    digest: str = ""
+
+
+@dataclass(frozen=True)
+class LiveScope:
+    """One scope as Discord returned it.
+
+    ``commands`` are the command objects of the list response, unchanged;
+    ``permissions`` maps a target id (a command id, or the application id for
+    the application-wide entry) to its overwrites in API form, sorted.
+    """
+
+    scope: str
+    commands: tuple[Mapping[str, Any], ...] = ()
+    permissions: Mapping[str, tuple[Overwrite, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """The live scopes fetched for one application."""
+
+    application_id: str
+    scopes: Mapping[str, LiveScope] = field(default_factory=dict)
+
+    def scope(self, scope: str) -> LiveScope:
+        return self.scopes.get(scope) or LiveScope(scope)
+
+
+def scope_order(scope: str) -> tuple[int, int]:
+    """Sort key: global first, then guilds by snowflake."""
+    return (0, 0) if scope == GLOBAL else (1, int(scope) if scope.isdigit() else 0)
+
+
+def desired_state(manifest: ManifestSet, *, application_id: str | None = None
+                  ) -> DesiredState:
+    """The desired state of validated manifest files.
+
+    ``application_id`` overrides the manifests' own. Raises
+    :class:`~cmdsync.errors.CmdsyncError` when files name different
+    applications.
+    """
+    app_ids, scopes = _scopes(manifest)
+    if application_id is None:
+        if len(app_ids) > 1:
+            raise CmdsyncError("manifests name different applications: "
+                               + ", ".join(sorted(app_ids)))
+        application_id = next(iter(app_ids), None)
+    for entry in manifest.commands:
+        body = request_body(entry.data)
+        scopes.setdefault(entry.scope, {"manages": True, "prune": True, "permissions": None})
+        scopes[entry.scope].setdefault("commands", []).append(
+            DesiredCommand(entry.scope, body, entry))
+    for perm in manifest.permissions:
+        table = scopes.setdefault(perm.guild_id, {"manages": False, "prune": True,
+                                                  "permissions": None})
+        if table["permissions"] is None:
+            table["permissions"] = {}
+        table["permissions"][perm.key] = tuple(canonical_overwrites(
+            [o for o in perm.overwrites if isinstance(o, dict)], perm.guild_id))
+    built = {scope: DesiredScope(scope, tuple(info.get("commands", ())), info["manages"],
+                                 info["permissions"], info["prune"])
+             for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
+    files = tuple(doc.file for doc in manifest.documents)
+    return DesiredState(application_id, built, files,
+                        state_digest(application_id, built.values()))
+
+
+def _scopes(manifest: ManifestSet) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Application ids and the scopes each file declares, with their prune flags."""
+    app_ids: set[str] = set()
+    scopes: dict[str, dict[str, Any]] = {}
+
+    def declare(scope: str, *, manages: bool, prune: bool) -> None:
+        info = scopes.setdefault(scope, {"manages": False, "prune": True, "permissions": None})
+        info["manages"] = info["manages"] or manages
+        info["prune"] = info["prune"] and prune
+
+    for doc in manifest.documents:
+        data = doc.data
+        if isinstance(data, list):
+            declare(GLOBAL, manages=True, prune=True)
+            continue
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("application_id"), str) and data["application_id"]:
+            app_ids.add(data["application_id"])
+        prune = data.get("prune") is not False
+        if "commands" in data:
+            declare(GLOBAL, manages=True, prune=prune)
+        guilds = data.get("guilds")
+        for guild_id, guild in (guilds.items() if isinstance(guilds, dict) else ()):
+            if isinstance(guild, dict):
+                own = guild.get("prune")
+                declare(str(guild_id), manages="commands" in guild,
+                        prune=prune if own is None else own is not False)
+    return app_ids, scopes
+
+
+def state_digest(application_id: str | None, scopes: Iterable[DesiredScope]) -> str:
+    """``"sha256:<hex>"`` over the application id and every scope's bodies and flags."""
+    document = {"application_id": application_id, "scopes": [
+        {"scope": s.scope, "manages_commands": s.manages_commands, "prune": s.prune,
+         "commands": [dict(c.body) for c in s.commands],
+         "permissions": None if s.permissions is None else
+         {k: [dict(o) for o in v] for k, v in s.permissions.items()}}
+        for s in scopes]}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def live_scope(scope: str, commands: Iterable[Mapping[str, Any]],
+               permissions: Iterable[Mapping[str, Any]] = ()) -> LiveScope:
+    """A :class:`LiveScope` from a commands list and a guild permissions list response.
+
+    ``permissions`` items are guild permission objects ``{"id", "application_id",
+    "guild_id", "permissions": [...]}``; empty lists are dropped.
+    """
+    table: dict[str, tuple[Overwrite, ...]] = {}
+    for item in permissions:
+        overwrites = canonical_overwrites(item.get("permissions") or [], scope)
+        if overwrites:
+            table[str(item["id"])] = tuple(overwrites)
+    return LiveScope(scope, tuple(commands), table)
