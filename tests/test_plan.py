@@ -214,9 +214,9 @@ def test_rename_by_id_keeps_id_and_warns() -> None:
         Action.UPDATE, "boot", "30", "renamed: Discord drops its overwrites")
     assert perm.before == perm.after == ({"id": "5", "type": 1, "permission": True},)
     assert plan.warnings == (
-        f"guild {GUILD}: renaming chat_input 'kick' to 'boot' (id 30) keeps its id, but "
+        (f"guild {GUILD}: renaming chat_input 'kick' to 'boot' (id 30) keeps its id, but "
         "Discord drops a renamed command's permission overwrites; cmdsync puts the "
-        f"manifest's back in guild {GUILD}",)
+        f"manifest's back in guild {GUILD}"),)
     assert plan.scopes[0].creates == 0
 
 
@@ -229,9 +229,9 @@ def test_global_rename_warns_about_guilds_not_in_manifest() -> None:
                                                    "permission": False}]}]}
     plan = diff(state, live({"global": [cmd("40", "kick")], OTHER: []}, perms))
     assert plan.warnings == (
-        "global: renaming chat_input 'kick' to 'boot' (id 40) keeps its id, but Discord "
+        ("global: renaming chat_input 'kick' to 'boot' (id 40) keeps its id, but Discord "
         "drops a renamed command's permission overwrites; lost in guild "
-        f"{OTHER} (not in the manifest)",)
+        f"{OTHER} (not in the manifest)"),)
     assert [s.scope for s in plan.scopes] == ["global"]
 
 
@@ -244,8 +244,8 @@ def test_unknown_id_is_created_with_warning() -> None:
     (change,) = plan.scopes[0].commands
     assert change == CommandChange(Action.CREATE, "global", 1, "ping",
                                    body={"name": "ping", "description": "P"})
-    assert plan.warnings == ("global: chat_input 'ping' names id 41, which is not a live "
-                             "command of this scope: it will be created with a new id",)
+    assert plan.warnings == (("global: chat_input 'ping' names id 41, which is not a live "
+                             "command of this scope: it will be created with a new id"),)
 
 
 def test_type_change_through_id_is_an_error() -> None:
@@ -255,8 +255,8 @@ def test_type_change_through_id_is_an_error() -> None:
         """)
     plan = diff(state, live({"global": [cmd("42", "Report", type=2)]}))
     assert plan.errors == (
-        "global: id 42 is a USER command, but the manifest declares it as MESSAGE: Discord "
-        "cannot change a command's type; remove the id to create a new command",)
+        ("global: id 42 is a USER command, but the manifest declares it as MESSAGE: Discord "
+        "cannot change a command's type; remove the id to create a new command"),)
 
 
 def test_scopes_not_in_manifest_are_never_touched() -> None:
@@ -342,8 +342,8 @@ def test_creates_and_caps() -> None:
     plan = diff(state, live({GUILD: []}))
     assert plan.scopes[0].creates == 101
     assert plan.scopes[0].totals["CHAT_INPUT"] == 101
-    assert plan.errors == (f"guild {GUILD}: 101 CHAT_INPUT commands after apply; Discord "
-                           "allows 100",)
+    assert plan.errors == ((f"guild {GUILD}: 101 CHAT_INPUT commands after apply; Discord "
+                           "allows 100"),)
 
 
 def test_creates_count_toward_daily_limit() -> None:

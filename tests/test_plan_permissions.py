@@ -84,8 +84,8 @@ def test_command_created_by_the_plan_has_no_target_id_yet() -> None:
 def test_unresolved_key_is_an_error() -> None:
     state = desired(manifest("      nope: [{type: role, id: '5', permission: true}]\n", BAN))
     plan = diff(state, live({GUILD: [], "global": []}))
-    assert plan.errors == (f"guild {GUILD}: permissions key 'nope' names no command of this "
-                           "guild and no global command",)
+    assert plan.errors == ((f"guild {GUILD}: permissions key 'nope' names no command of this "
+                           "guild and no global command"),)
     assert plan.scopes[0].permissions == ()
 
 
