@@ -11,7 +11,8 @@ returns"), not by copying what cmdsync prints: a row says whether Discord
 would accept the file as a bulk overwrite body and, where it would not,
 which (rule, JSON pointer) pairs cmdsync must report as errors. Expected
 warnings are listed too; ``may_warn`` holds warnings FACTS.md leaves open
-(allowed, not required).
+(allowed, not required). Unknown keys (CS010) count as errors although
+Discord drops them silently: whatever the author meant by them is lost.
 """
 
 from __future__ import annotations
