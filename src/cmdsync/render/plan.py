@@ -1,0 +1,198 @@
+"""A plan as Terraform-like text (plain or rich) and as JSON.
+
+Text shows, per scope with changes, ``+`` (green) creates, ``~`` (yellow)
+updates with only their changed fields, ``-`` (red) deletes, then permission
+changes, the creates and per-type totals; then warnings, errors and one
+summary line: ``Plan: N to create, N to update, N to delete, N permission
+sets to change.`` or ``No changes. Live commands match the manifest.``
+
+:func:`lines` computes styled segments once; :func:`to_text` and
+:func:`to_rich` only draw them, so colour never changes the words.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType
+from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
+
+Segment = tuple[str, str]  # (text, rich style; "" for none)
+Line = list[Segment]
+
+NO_CHANGES = "No changes. Live commands match the manifest."
+_STYLES = {Action.CREATE: "green", Action.UPDATE: "yellow", Action.DELETE: "red",
+           Action.NO_OP: ""}
+
+
+def summary(plan: Plan) -> str:
+    """The last line of the text."""
+    if not plan.has_changes:
+        return NO_CHANGES
+    return (f"Plan: {plan.count(Action.CREATE)} to create, {plan.count(Action.UPDATE)} to "
+            f"update, {plan.count(Action.DELETE)} to delete, {plan.permission_changes} "
+            "permission sets to change.")
+
+
+def lines(plan: Plan) -> list[Line]:
+    """Every line of the text as styled segments."""
+    out: list[Line] = []
+    changed = [s for s in plan.scopes if _has_changes(s)]
+    if changed:
+        out += [[("cmdsync will perform the following actions:", "bold")], []]
+    for scope in changed:
+        out.append([(_scope_label(scope.scope) + ":", "bold")])
+        for command in scope.commands:
+            out.extend(_command(command))
+        for perm in scope.permissions:
+            out.extend(_permission(perm))
+        if scope.manages_commands:
+            out.append([("  " + _totals(scope), "dim")])
+        out.append([])
+    out += [[("Warning: ", "bold yellow"), (w, "")] for w in plan.warnings]
+    out += [[("Error: ", "bold red"), (e, "")] for e in plan.errors]
+    if plan.warnings or plan.errors:
+        out.append([])
+    out.append([(summary(plan), "bold")])
+    return out
+
+
+def to_text(plan: Plan) -> str:
+    """Plain text, for pipes, files and ``NO_COLOR``."""
+    return "".join("".join(text for text, _ in line) + "\n" for line in lines(plan))
+
+
+def to_rich(plan: Plan) -> Any:
+    """A rich ``Text`` with the same words as :func:`to_text`, coloured."""
+    from rich.text import Text
+
+    text = Text()
+    for line in lines(plan):
+        for segment, style in line:
+            text.append(segment, style=style or None)
+        text.append("\n")
+    return text
+
+
+def to_json(plan: Plan, *, api_url: str | None = None) -> str:
+    """The plan document of ``schemas/plan.schema.json`` as indented JSON."""
+    from cmdsync.saved_plan import dumps
+
+    return dumps(plan, api_url=api_url)
+
+
+def _has_changes(scope: ScopePlan) -> bool:
+    return bool(scope.permissions) or any(c.action is not Action.NO_OP for c in scope.commands)
+
+
+def _scope_label(scope: str) -> str:
+    return "global" if scope == "global" else f"guild {scope}"
+
+
+def _glyph(action: Action, indent: int) -> Line:
+    """The indent, then the coloured glyph alone."""
+    return [(" " * indent, ""), (action.value, _STYLES[action])]
+
+
+def _command(change: CommandChange) -> Iterator[Line]:
+    if change.action is Action.NO_OP:
+        return
+    details = []
+    if change.id is not None:
+        details.append(f"id {change.id}")
+    if change.renamed_from is not None:
+        details.append(f"renamed from {_show(change.renamed_from)}")
+    suffix = f" ({', '.join(details)})" if details else ""
+    yield [*_glyph(change.action, 2),
+           (f" {CommandType(change.type).name.lower()} {_show(change.name)}{suffix}", "")]
+    for field in change.changes:
+        yield _field(field)
+
+
+def _field(field: FieldChange) -> Line:
+    if field.before is None:
+        return [*_glyph(Action.CREATE, 6), (f" {field.path}: {_show(field.after)}", "")]
+    if field.after is None:
+        return [*_glyph(Action.DELETE, 6), (f" {field.path}: {_show(field.before)}", "")]
+    return [*_glyph(Action.UPDATE, 6),
+            (f" {field.path}: {_show(field.before)} -> {_show(field.after)}", "")]
+
+
+def _permission(change: PermissionChange) -> Iterator[Line]:
+    if change.key == "*":
+        where = f"application-wide, id {change.target_id}"
+    elif change.target_id is None:
+        where = "command created by this plan"
+    elif change.command_scope == "global":
+        where = f"global command, id {change.target_id}"
+    else:
+        where = f"id {change.target_id}"
+    reason = f"; {change.reason}" if change.reason else ""
+    yield [*_glyph(change.action, 2),
+           (f" permissions of {_show(change.key)} ({where}){reason}", "")]
+    before = {(o["type"], o["id"]): o for o in change.before}
+    after = {(o["type"], o["id"]): o for o in change.after}
+    for key in _ordered(before, after):
+        old, new = before.get(key), after.get(key)
+        target = _target(key, change.guild_id)
+        if old is None and new is not None:
+            yield [*_glyph(Action.CREATE, 6), (f" {target}: {_allow(new)}", "")]
+        elif new is None and old is not None:
+            yield [*_glyph(Action.DELETE, 6), (f" {target}: {_allow(old)}", "")]
+        elif old is not None and new is not None and old["permission"] != new["permission"]:
+            yield [*_glyph(Action.UPDATE, 6),
+                   (f" {target}: {_allow(old)} -> {_allow(new)}", "")]
+        elif change.reason and new is not None:
+            yield [(f"        {target}: {_allow(new)}", "")]
+
+
+def _ordered(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> list[Any]:
+    return sorted(set(before) | set(after),
+                  key=lambda k: (k[0], int(k[1]) if str(k[1]).isdigit() else 0, k[1]))
+
+
+def _target(key: tuple[int, str], guild_id: str) -> str:
+    kind, target = key
+    if target == guild_id:
+        label = "@everyone"
+    elif guild_id.isdigit() and target == str(int(guild_id) - 1):
+        label = "all channels"
+    else:
+        label = target
+    try:
+        return f"{OverwriteType(kind).name.lower()} {label}"
+    except ValueError:
+        return f"type {kind} {label}"
+
+
+def _allow(overwrite: Mapping[str, Any]) -> str:
+    return "allow" if overwrite["permission"] else "deny"
+
+
+def _totals(scope: ScopePlan) -> str:
+    kinds: Sequence[CommandType] = list(CommandType)
+    if scope.scope != "global":
+        kinds = [k for k in kinds if k is not CommandType.PRIMARY_ENTRY_POINT]
+    counts = ", ".join(f"{scope.totals.get(k.name, 0)}/{MAX_COMMANDS_PER_TYPE[k]} {k.name}"
+                       for k in kinds)
+    creates = ""
+    if scope.scope != "global" and scope.creates:
+        plural = "create counts" if scope.creates == 1 else "creates count"
+        creates = (f"{scope.creates} {plural} toward Discord's limit of 200 per guild per "
+                   "day; ")
+    return f"{creates}after apply: {counts}"
+
+
+def _show(value: Any) -> str:
+    """A value as compact JSON, without the null keys canonical forms carry."""
+    return json.dumps(_drop_nulls(value), ensure_ascii=False)
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
