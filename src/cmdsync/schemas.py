@@ -99,9 +99,13 @@ def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
             yield Diagnostic("CS013", Severity.ERROR, _bad_value(path, error), doc.locate(path))
     elif kind == "anyOf":
         # The branch whose type fits the value says what is wrong with it.
+        # Report every error of that branch: each bad item of a list, not the first.
         fitting = [c for c in error.context if c.validator != "type"]
         if fitting:
-            yield from _diagnostics(doc, fitting[0], raw=raw)
+            branch = fitting[0].relative_schema_path[0]
+            for suberror in fitting:
+                if suberror.relative_schema_path[0] == branch:
+                    yield from _diagnostics(doc, suberror, raw=raw)
         else:
             types = [_expected(c) for c in error.context]
             yield Diagnostic("CS011", Severity.ERROR,
@@ -157,6 +161,9 @@ def _unknown_key(path: Path, key: str, allowed: list[str]) -> str:
     return f"{message}; remove it (known keys: {', '.join(sorted(allowed))})"
 
 
+_MAX_LISTED = 16  # longer enums (permission names) are not spelled out in a message
+
+
 def _bad_value(path: Path, error: ValidationError) -> str:
     if error.validator == "uniqueItems":
         return f"{_field(path)} lists the same value twice: remove the duplicate"
@@ -172,6 +179,10 @@ def _bad_value(path: Path, error: ValidationError) -> str:
         hint = description.split("One of ", 1)[1].split(". ", 1)[0].rstrip(".")
     else:
         hint = ", ".join(map(str, options))
+    if hint.count(", ") >= _MAX_LISTED:
+        shown = ", ".join(hint.split(", ")[:3])
+        return (f"{message}: use one of the {hint.count(', ') + 1} names the schema lists, "
+                f"such as {shown}")
     return f"{message}: use one of {hint}"
 
 

@@ -7,9 +7,7 @@ cmdsync also accepts a list of lowercase permission names
 (``[manage_guild, kick_members]``) and sends their bit set. A decimal string
 that sets an unassigned bit is an error here. Strings that are not decimal
 digits and values of the wrong type are reported by the schema (CS011), and
-so is the first unknown name of a list (CS013, with the closest name);
-this rule reports the list's further unknown names, each with the closest
-known name, so every bad name is reported once.
+so is every unknown name of a list (CS013, with the closest name).
 
 Failing::
 
@@ -26,7 +24,6 @@ Passing::
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
@@ -47,18 +44,6 @@ NAMES = [p.name.lower() for p in Permission]
 _DECIMAL = re.compile(r"0*([0-9]{1,40})")
 
 
-def closest(name: str) -> str | None:
-    """The permission name ``name`` most likely meant, or None."""
-    wanted = name.strip().lower().replace(" ", "_").replace("-", "_")
-    if wanted in NAMES:
-        return wanted
-    close = difflib.get_close_matches(wanted, NAMES, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    containing = [n for n in NAMES if wanted and wanted in n]
-    return containing[0] if len(containing) == 1 else None
-
-
 def unassigned_bits(value: int) -> list[int]:
     """Bit positions set in ``value`` that are not Discord permissions."""
     extra = value & ~ALL_PERMISSION_BITS
@@ -76,10 +61,6 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
         elif isinstance(value, str) and value.isascii() and value.isdigit():
             yield Finding(entry.doc, path, f"{FIELD} has {len(value)} digits, far more than any "
                           "set of Discord permissions: write names such as [manage_guild]")
-        elif isinstance(value, list):
-            bad = [i for i, item in enumerate(value) if item not in NAMES]
-            for index in bad[1:]:  # the schema reports the first (CS013)
-                yield Finding(entry.doc, path + (index,), _bad_name(value[index]))
 
 
 def _bad_bits(value: str, bits: list[int]) -> str:
@@ -87,13 +68,3 @@ def _bad_bits(value: str, bits: list[int]) -> str:
     what = ("bits {}, which are not Discord permissions" if len(bits) > 1
             else "bit {}, which is not a Discord permission").format(shown)
     return f"{FIELD} {value!r} sets {what}: use {str(int(value) & ALL_PERMISSION_BITS)!r}"
-
-
-def _bad_name(item: object) -> str:
-    if not isinstance(item, str):
-        return f"{item!r} in {FIELD} is not a permission name: write names such as manage_guild"
-    guess = closest(item)
-    if guess:
-        return f"{item!r} is not a Discord permission name; did you mean {guess!r}?"
-    return (f"{item!r} is not a Discord permission name: write lowercase names such as "
-            "manage_guild or kick_members")
