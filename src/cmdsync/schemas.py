@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
@@ -84,8 +85,9 @@ def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
     instance: Any = error.instance
     if kind == "additionalProperties":
         allowed = list(_schema(error).get("properties", {}))
+        patterns = [re.compile(p) for p in _schema(error).get("patternProperties", {})]
         for key in instance:
-            if key not in allowed:
+            if key not in allowed and not any(p.search(key) for p in patterns):
                 yield Diagnostic("CS010", Severity.ERROR, _unknown_key(path, key, allowed),
                                  doc.locate(path + (key,), key=True))
     elif kind == "required":
@@ -154,7 +156,12 @@ def _one_of(types: list[Any]) -> str:
 
 
 def _unknown_key(path: Path, key: str, allowed: list[str]) -> str:
-    message = f"unknown key {key!r} in {_thing(path)}: Discord ignores it silently"
+    thing = _thing(path)
+    consequence = ("Discord ignores it silently" if thing in ("command", "option", "choice")
+                   else "cmdsync does not know it")
+    message = f"unknown key {key!r} in {thing}: {consequence}"
+    if thing == "manifest":
+        allowed = [*allowed, "x-..."]
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
     if close:
         return f"{message}; did you mean {close[0]!r}?"

@@ -19,8 +19,8 @@ Passing (anchors that share an option block)::
       - {name: kick, description: Kick a member, options: [*target]}
       - {name: ban, description: Ban a member, options: [*target]}
 
-(``x-target`` itself is then reported by CS010: keep shared blocks in the
-first command that uses them.)
+Top-level keys starting with ``x-`` are extension fields that cmdsync
+ignores, as in Docker Compose: the place for such shared blocks.
 """
 
 from cmdsync.diagnostics import Severity
