@@ -1,0 +1,88 @@
+"""Typed functions for every Discord call plan and apply make (FACTS.md "Endpoints").
+
+``scope`` is ``"global"`` or a guild id (a snowflake string). Each function
+returns Discord's JSON as parsed and raises
+:class:`~cmdsync.client.errors.ApiError` /
+:class:`~cmdsync.client.errors.NetworkError` on failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from cmdsync.client.http import DiscordClient
+
+Json = dict[str, Any]
+_GLOBAL = "/applications/{}/commands"
+_GUILD = "/applications/{}/guilds/{}/commands"
+
+
+def commands_path(application_id: str, scope: str) -> tuple[str, str]:
+    """``(path, route template)`` of a scope's commands collection."""
+    if scope == "global":
+        return f"/applications/{application_id}/commands", _GLOBAL
+    return f"/applications/{application_id}/guilds/{scope}/commands", _GUILD
+
+
+async def list_commands(client: DiscordClient, application_id: str, scope: str) -> list[Json]:
+    """``GET .../commands?with_localizations=true``: every command of the scope."""
+    path, route = commands_path(application_id, scope)
+    body = await client.request("GET", path, route=route,
+                                params={"with_localizations": "true"})
+    return cast(list[Json], body or [])
+
+
+async def list_guild_permissions(client: DiscordClient, application_id: str,
+                                 guild_id: str) -> list[Json]:
+    """``GET .../guilds/{guild}/commands/permissions``: the guild's overwrite sets.
+
+    Only commands with overwrites appear; an entry whose ``id`` is the
+    application id is the application-wide set.
+    """
+    path, route = commands_path(application_id, guild_id)
+    body = await client.request("GET", path + "/permissions", route=route + "/permissions")
+    return cast(list[Json], body or [])
+
+
+async def create_command(client: DiscordClient, application_id: str, scope: str,
+                         body: Mapping[str, Any]) -> Json:
+    """``POST .../commands``: create (201), or overwrite the same name and type (200)."""
+    path, route = commands_path(application_id, scope)
+    return cast(Json, await client.request("POST", path, route=route, json_body=dict(body)))
+
+
+async def edit_command(client: DiscordClient, application_id: str, scope: str,
+                       command_id: str, body: Mapping[str, Any]) -> Json:
+    """``PATCH .../commands/{id}``: each field sent replaces the stored one."""
+    path, route = commands_path(application_id, scope)
+    return cast(Json, await client.request("PATCH", f"{path}/{command_id}",
+                                           route=route + "/{}", json_body=dict(body)))
+
+
+async def delete_command(client: DiscordClient, application_id: str, scope: str,
+                         command_id: str) -> None:
+    """``DELETE .../commands/{id}`` (204); Discord drops the command's overwrites."""
+    path, route = commands_path(application_id, scope)
+    await client.request("DELETE", f"{path}/{command_id}", route=route + "/{}")
+
+
+async def bulk_overwrite(client: DiscordClient, application_id: str, scope: str,
+                         bodies: Sequence[Mapping[str, Any]]) -> list[Json]:
+    """``PUT .../commands``: the scope becomes exactly ``bodies``; an ``id`` keeps a command."""
+    path, route = commands_path(application_id, scope)
+    body = await client.request("PUT", path, route=route, json_body=[dict(b) for b in bodies])
+    return cast(list[Json], body or [])
+
+
+async def put_permissions(client: DiscordClient, application_id: str, guild_id: str,
+                          target_id: str, overwrites: Sequence[Mapping[str, Any]]) -> Json:
+    """``PUT .../guilds/{guild}/commands/{id}/permissions``: replace all overwrites.
+
+    ``target_id`` is a command id, or the application id for the
+    application-wide set. Needs the user's Bearer token (``Auth.permissions``).
+    """
+    path, route = commands_path(application_id, guild_id)
+    return cast(Json, await client.request(
+        "PUT", f"{path}/{target_id}/permissions", route=route + "/{}/permissions",
+        json_body={"permissions": [dict(o) for o in overwrites]}, permissions=True))

@@ -1,0 +1,256 @@
+"""The HTTP client: httpx.AsyncClient with auth, rate limits, retries and timeouts.
+
+:class:`DiscordClient` sends one request at a time per call and may be
+called concurrently (``asyncio.gather``). For each request it waits on the
+:class:`~cmdsync.client.ratelimit.RateLimiter`, sends, and then:
+
+- 429: records the pause (bucket or global; ``retry_after`` from the body,
+  else ``Retry-After``) and tries again, at most ``max_rate_limit_retries``
+  times, and never waits longer than ``max_retry_after`` seconds (a daily
+  create limit answered as 429 fails at once);
+- 5xx, timeouts and network errors: retries with exponential backoff
+  (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
+  ``max_retries`` times; a POST is retried only when it cannot have reached
+  Discord (connection errors), since a create is not idempotent;
+- other 4xx: raises :class:`~cmdsync.client.errors.ApiError` with Discord's
+  code, message and 50035 ``errors``.
+
+The transport is injectable (``httpx.MockTransport``, ``httpx.ASGITransport``
+onto the emulator). Times are seconds (float) everywhere. Tokens go only in
+the ``Authorization`` header of each request: never in URLs, reprs,
+exceptions or logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from cmdsync import __version__
+from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
+from cmdsync.client.errors import ApiError, ClientError, NetworkError
+from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep
+from cmdsync.errors import CmdsyncError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+DEFAULT_API_URL = "https://discord.com/api/v10"
+PROJECT_URL = "https://github.com/cmdsync/cmdsync"
+USER_AGENT = f"DiscordBot ({PROJECT_URL}, {__version__}) cmdsync"
+log = logging.getLogger("cmdsync.client")
+_MAJOR = re.compile(r"/guilds/(\d+)|/applications/(\d+)")
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """Tunables; every duration is in seconds.
+
+    ``global_limit`` requests per ``global_window`` seconds is the proactive
+    limit (Discord allows 50 per second per bot; 45 leaves room for clock
+    skew). ``concurrency`` bounds requests in flight across scopes.
+    """
+
+    base_url: str = DEFAULT_API_URL
+    timeout: float = 15.0
+    max_retries: int = 4
+    max_rate_limit_retries: int = 5
+    max_retry_after: float = 60.0
+    backoff_base: float = 0.5
+    backoff_max: float = 8.0
+    global_limit: int = 45
+    global_window: float = 1.0
+    concurrency: int = 8
+
+
+class DiscordClient:
+    """An authenticated Discord API client; use as ``async with DiscordClient(...)``."""
+
+    def __init__(self, auth: Auth, *, config: ClientConfig | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 clock: Clock | None = None, sleep: Sleep | None = None) -> None:
+        self.config = config or ClientConfig()
+        self.auth = auth
+        self._sleep: Sleep = sleep or asyncio.sleep
+        limiter_args: dict[str, Any] = {"sleep": self._sleep}
+        if clock is not None:
+            limiter_args["clock"] = clock
+        self.limiter = RateLimiter(global_limit=self.config.global_limit,
+                                   global_window=self.config.global_window, **limiter_args)
+        self.semaphore = asyncio.Semaphore(max(self.config.concurrency, 1))
+        self._http = httpx.AsyncClient(
+            base_url=self.config.base_url.rstrip("/"), transport=transport,
+            timeout=httpx.Timeout(self.config.timeout),
+            headers={"User-Agent": USER_AGENT})
+        self._bearer: Token | None = auth.commands if isinstance(auth.commands, Token) else None
+        self._exchange_lock = asyncio.Lock()
+        self.requests = 0
+        self.rate_limited = 0
+
+    def __repr__(self) -> str:
+        return f"DiscordClient(base_url={self.config.base_url!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._http.aclose()
+
+    async def request(self, method: str, path: str, *, route: str, json_body: Any = None,
+                      params: dict[str, str] | None = None, permissions: bool = False) -> Any:
+        """Send one request and return its JSON body (None for 204).
+
+        ``route`` is the path template that names the rate-limit route
+        (``/applications/{}/guilds/{}/commands``). ``permissions`` picks the
+        permission-edit Bearer token. Raises :class:`ApiError` or
+        :class:`NetworkError`.
+        """
+        key = f"{method} {route}"
+        major = _major(path)
+        attempt = limited = 0
+        async with self.semaphore:
+            while True:
+                await self.limiter.acquire(key, major)
+                try:
+                    response = await self._send(method, path, json_body, params, permissions)
+                    body = _json(response)
+                except (httpx.TransportError, ValueError) as exc:
+                    if attempt >= self.config.max_retries or not _retryable(method, exc):
+                        raise NetworkError(f"{method} {path}: no response after "
+                                           f"{attempt + 1} attempts: {_describe(exc)}",
+                                           method=method, path=path) from None
+                    await self._backoff(attempt, method, path, _describe(exc))
+                    attempt += 1
+                    continue
+                self.limiter.update(key, major, response.headers)
+                if response.status_code == 429 and limited < self.config.max_rate_limit_retries:
+                    wait, is_global = _retry_after(response, body)
+                    if wait <= self.config.max_retry_after:
+                        self.rate_limited += 1
+                        log.info("%s %s: 429, retrying in %.3f s", method, path, wait)
+                        self.limiter.limited(key, major, wait, is_global=is_global)
+                        limited += 1
+                        continue
+                if response.status_code >= 500 and attempt < self.config.max_retries:
+                    await self._backoff(attempt, method, path, f"HTTP {response.status_code}")
+                    attempt += 1
+                    continue
+                if response.status_code >= 400:
+                    raise _api_error(method, path, response, body)
+                return body
+
+    async def _send(self, method: str, path: str, json_body: Any,
+                    params: dict[str, str] | None, permissions: bool) -> httpx.Response:
+        headers = {"Authorization": await self._authorization(permissions)}
+        self.requests += 1
+        response = await self._http.request(method, path, json=json_body, params=params,
+                                            headers=headers)
+        await response.aread()
+        log.debug("%s %s -> %d", method, path, response.status_code)
+        return response
+
+    async def _authorization(self, permissions: bool) -> str:
+        if permissions:
+            if self.auth.permissions is None:
+                raise CmdsyncError("editing permission overwrites needs a user's Bearer token "
+                                   "with scope applications.commands.permissions.update: set "
+                                   "DISCORD_BEARER_TOKEN (bots get 20001)")
+            return self.auth.permissions.header()
+        if self._bearer is None:
+            async with self._exchange_lock:
+                if self._bearer is None:
+                    assert isinstance(self.auth.commands, ClientCredentials)
+                    self._bearer = await self._exchange(self.auth.commands)
+        return self._bearer.header()
+
+    async def _exchange(self, credentials: ClientCredentials) -> Token:
+        """Client credentials -> Bearer token (``POST /oauth2/token``)."""
+        try:
+            response = await self._http.post(
+                "/oauth2/token", data={"grant_type": "client_credentials",
+                                       "scope": COMMANDS_SCOPE},
+                headers={"Authorization": credentials.basic()})
+            body = _json(response)
+        except (httpx.TransportError, ValueError) as exc:
+            raise NetworkError(f"POST /oauth2/token: {_describe(exc)}", method="POST",
+                               path="/oauth2/token") from None
+        if response.status_code != 200 or not isinstance(body, dict) \
+                or not body.get("access_token"):
+            reason = body.get("error") if isinstance(body, dict) else None
+            raise ClientError(f"POST /oauth2/token: HTTP {response.status_code}: "
+                              f"{reason or 'no access_token'}: the client-credentials exchange "
+                              "failed; check DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET",
+                              method="POST", path="/oauth2/token")
+        return Token("Bearer", str(body["access_token"]), "client credentials")
+
+    async def _backoff(self, attempt: int, method: str, path: str, why: str) -> None:
+        delay = min(self.config.backoff_base * 2 ** attempt, self.config.backoff_max)
+        log.info("%s %s: %s, retrying in %.3f s", method, path, why, delay)
+        await self._sleep(delay)
+
+
+def _major(path: str) -> str:
+    """The major parameter of a path: the guild id, else the application id."""
+    found = _MAJOR.findall(path)
+    guild = next((g for g, _ in found if g), "")
+    app = next((a for _, a in found if a), "")
+    return guild or app
+
+
+def _json(response: httpx.Response) -> Any:
+    if response.status_code == 204 or not response.content:
+        return None
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        if response.status_code < 400:
+            raise ValueError("response body is not complete JSON") from None
+        return None
+
+
+def _retryable(method: str, exc: Exception) -> bool:
+    if method != "POST":
+        return True
+    return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _retry_after(response: httpx.Response, body: Any) -> tuple[float, bool]:
+    """Seconds to wait after a 429, and whether the limit is global."""
+    headers = response.headers
+    wait: float | None = None
+    if isinstance(body, dict) and isinstance(body.get("retry_after"), (int, float)):
+        wait = float(body["retry_after"])
+    for name in ("retry-after", "x-ratelimit-reset-after"):
+        if wait is None and headers.get(name):
+            try:
+                wait = float(headers[name])
+            except ValueError:
+                pass
+    is_global = (isinstance(body, dict) and body.get("global") is True) \
+        or headers.get("x-ratelimit-global", "").lower() == "true" \
+        or headers.get("x-ratelimit-scope") == "global"
+    return (1.0 if wait is None else max(wait, 0.0)), is_global
+
+
+def _api_error(method: str, path: str, response: httpx.Response, body: Any) -> ApiError:
+    code = message = errors = retry = None
+    if isinstance(body, dict):
+        code = body.get("code") if isinstance(body.get("code"), int) else None
+        message = body.get("message")
+        errors = body.get("errors") if isinstance(body.get("errors"), dict) else None
+        retry = body.get("retry_after") if isinstance(body.get("retry_after"),
+                                                      (int, float)) else None
+    return ApiError(method=method, path=path, status=response.status_code, code=code,
+                    message=str(message or response.reason_phrase or "error"), errors=errors,
+                    retry_after=retry)
