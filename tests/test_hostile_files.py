@@ -62,8 +62,8 @@ CASES: dict[str, tuple[str, Callable[[Path], None], int, str]] = {
     "deep-json": ("deep.json", lambda p: p.write_text(
         "[" * 100_000 + "]" * 100_000, encoding="utf-8"), 1,
         "deep.json:1:1: CS001 JSON is nested too deeply to be a manifest"),
-    "50-mb": ("big.json", big_file, 2, "bytes; manifests are limited to 10,485,760 bytes: "
-                                         "split it into several files"),
+    "50-mb": ("big.json", big_file, 2, ("bytes; manifests are limited to 10,485,760 bytes: "
+                                         "split it into several files")),
     "binary": ("binary.json", lambda p: p.write_bytes(b"\x00\x01\x02\xff"), 2,
                "binary.json: CS001 file is binary (it contains NUL bytes), not YAML or JSON"),
     "invalid-utf8": ("latin1.yaml", lambda p: p.write_bytes(
