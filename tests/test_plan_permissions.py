@@ -111,3 +111,14 @@ def test_guild_without_permissions_leaves_overwrites_alone() -> None:
     state = desired(f'guilds:\n  "{GUILD}":\n    commands:\n{BAN}')
     current = {GUILD: [cmd("11", "ban", guild=GUILD)]}
     assert not diff(state, live(current, perms({"11": [ROLE]}))).has_changes
+
+
+def test_colon_in_a_context_menu_name() -> None:
+    state = desired(manifest("      'user:Translate': [{type: role, id: '5', permission: true}]\n"
+                             "      'message:Translate: French': []\n",
+                             "      - {type: message, name: 'user:Translate'}\n"
+                             "      - {type: message, name: 'Translate: French'}\n"))
+    plan = diff(state, live({GUILD: []}))
+    assert [(p.key, p.command_type, p.command_name) for p in plan.scopes[0].permissions] == [
+        ("user:Translate", 3, "user:Translate")]
+    assert plan.errors == ()

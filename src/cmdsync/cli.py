@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -140,6 +140,135 @@ def emulator(
         sys.stdout.flush()
 
     server.serve(instance, host=host, port=port, on_start=announce)
+    return EXIT_OK
+
+
+class PlanFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+ApiUrlOption = Annotated[str | None, typer.Option(
+    "--api-url", help="Base URL of Discord's API (default: CMDSYNC_API_URL, else "
+    "https://discord.com/api/v10).", show_default=False)]
+LocalOption = Annotated[bool, typer.Option(
+    "--local", help="Use the embedded emulator in-process, its state in "
+    ".cmdsync/local.sqlite: no account needed.")]
+ApplicationOption = Annotated[str | None, typer.Option(
+    "--application-id", help="The application whose commands to read (default: the "
+    "manifest's application_id, else DISCORD_APPLICATION_ID; the emulator's with --local).",
+    show_default=False)]
+TokenFileOption = Annotated[str | None, typer.Option(
+    "--token-file", help="Read the bot token from FILE (instead of DISCORD_BOT_TOKEN).",
+    metavar="FILE", show_default=False)]
+SecretFileOption = Annotated[str | None, typer.Option(
+    "--client-secret-file", help="Read DISCORD_CLIENT_SECRET from FILE.", metavar="FILE",
+    show_default=False)]
+BearerFileOption = Annotated[str | None, typer.Option(
+    "--bearer-token-file", help="Read the permission-edit Bearer token from FILE (instead "
+    "of DISCORD_BEARER_TOKEN).", metavar="FILE", show_default=False)]
+
+
+def _connection(*, api_url: str | None, local: bool, token_file: str | None,
+                client_secret_file: str | None, bearer_token_file: str | None) -> Any:
+    from cmdsync.fetch import Connection
+
+    if local and api_url:
+        raise typer.BadParameter("--local runs the emulator in-process: drop --api-url",
+                                 param_hint="'--api-url'")
+    return Connection(api_url=api_url, local=local, token_file=token_file,
+                      client_secret_file=client_secret_file,
+                      bearer_token_file=bearer_token_file)
+
+
+@app.command()
+def plan(
+    paths: Annotated[list[str], typer.Argument(
+        help="Manifest files (.yaml, .yml, .json) or directories.", metavar="MANIFEST...",
+        show_default=False)],
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    application_id: ApplicationOption = None,
+    no_prune: Annotated[bool, typer.Option(
+        "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    output: Annotated[PlanFormat, typer.Option(
+        "--format", "-f", help="text, or json (schemas/plan.schema.json).")]
+        = PlanFormat.text,
+    detailed_exitcode: Annotated[bool, typer.Option(
+        "--detailed-exitcode", help="Exit 0 with no changes, 2 with changes, 1 on error.")]
+        = False,
+    out: Annotated[str | None, typer.Option(
+        "--out", help="Save the plan to FILE for `cmdsync apply FILE`.", metavar="FILE",
+        show_default=False)] = None,
+    token_file: TokenFileOption = None,
+    client_secret_file: SecretFileOption = None,
+    bearer_token_file: BearerFileOption = None,
+) -> int:
+    """Show, field by field, what apply would change in Discord."""
+    from cmdsync.errors import EXIT_CHANGES, EXIT_FAILURE
+    from cmdsync.planning import plan_paths
+    from cmdsync.render import diagnostics as render_diagnostics
+    from cmdsync.render import plan as render
+
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=client_secret_file,
+                             bearer_token_file=bearer_token_file)
+    run = plan_paths(paths, connection=connection, application_id=application_id,
+                     prune=not no_prune)
+    if run.validation.diagnostics:
+        sys.stderr.write(render_diagnostics.to_text(run.validation))
+    if run.plan is None:
+        return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+    result = run.plan
+    if output is PlanFormat.json:
+        sys.stdout.write(render.to_json(result, api_url=run.api_url))
+    else:
+        _write_text(render.to_text(result), lambda: render.to_rich(result))
+    if result.errors:
+        if out:
+            sys.stderr.write(f"The plan has errors: not saved to {out}.\n")
+        return EXIT_FAILURE
+    if out:
+        from cmdsync.saved_plan import save
+
+        save(result, out, api_url=run.api_url)
+        message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
+        (sys.stderr if output is PlanFormat.json else sys.stdout).write(message)
+    return EXIT_CHANGES if detailed_exitcode and result.has_changes else EXIT_OK
+
+
+@app.command()
+def pull(
+    guild: Annotated[list[str] | None, typer.Option(
+        "--guild", help="Also pull this guild's commands and overwrites. Repeatable.",
+        metavar="ID", show_default=False)] = None,
+    output_file: Annotated[str | None, typer.Option(
+        "--output", "-o", help="Write the manifest to FILE (default: standard output).",
+        metavar="FILE", show_default=False)] = None,
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    application_id: ApplicationOption = None,
+    token_file: TokenFileOption = None,
+    client_secret_file: SecretFileOption = None,
+) -> int:
+    """Write the live commands and overwrites as a manifest (plan on it: no changes)."""
+    from cmdsync.pull import pull_application
+
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=client_secret_file, bearer_token_file=None)
+    text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
+                                      application_id=application_id)
+    for warning in warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    if output_file is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise CmdsyncError(f"cannot write {output_file}: {exc.strerror or exc}") from exc
+    sys.stderr.write(f"Wrote {output_file}.\n")
     return EXIT_OK
 
 

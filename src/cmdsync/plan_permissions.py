@@ -105,17 +105,27 @@ def targets_after(scope: str, live: LiveState,
 def resolve(key: str, targets: Sequence[Target], application_id: str) -> Target | None:
     """The command a permissions key names: the guild's first, then global; or None.
 
-    Without a ``type:`` prefix, CHAT_INPUT wins over USER and MESSAGE.
+    Without a ``type:`` prefix, CHAT_INPUT wins over USER and MESSAGE (CS402
+    reports such ambiguity before a plan). A ``type:name`` key that finds
+    nothing is tried as a whole name, since USER and MESSAGE names may
+    contain ``:`` (as CS402 does).
     """
     if key == APPLICATION_WIDE:
         return Target("", 0, "", application_id)
     prefix, sep, rest = key.partition(":")
     kind = _TYPE_NAMES.get(prefix) if sep else None
-    name = rest if kind is not None else key
-    for scope_first in (True, False):
+    if kind is not None:
+        found = _find(rest, kind, targets)
+        if found is not None:
+            return found
+    return _find(key, None, targets)
+
+
+def _find(name: str, kind: int | None, targets: Sequence[Target]) -> Target | None:
+    for in_guild in (True, False):
         found = sorted((t for t in targets if t.name == name
                         and (kind is None or t.type == kind)
-                        and (t.scope != GLOBAL) == scope_first), key=lambda t: t.type)
+                        and (t.scope != GLOBAL) == in_guild), key=lambda t: t.type)
         if found:
             return found[0]
     return None

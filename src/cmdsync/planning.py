@@ -1,0 +1,85 @@
+"""``plan`` end to end, without printing: validate, read live state, diff.
+
+:func:`plan_paths` validates the manifests first and stops there, before any
+request, if they have errors. Otherwise it opens a session (Discord or the
+local emulator), fetches the live state of the manifest's scopes and
+returns the :class:`~cmdsync.plan.Plan`. API failures raise
+:class:`~cmdsync.client.errors.ApiError` with Discord's own code and
+message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from cmdsync.errors import CmdsyncError, UsageError
+from cmdsync.fetch import Connection, fetch_live, local_application_id, open_session
+from cmdsync.plan import Plan, diff
+from cmdsync.state import desired_state
+from cmdsync.validate import ValidationResult, validate_paths
+
+
+@dataclass(frozen=True)
+class PlanRun:
+    """The validation result, and the plan when validation passed.
+
+    ``api_url`` is where live state was read (``local:<path>`` for the
+    emulator).
+    """
+
+    validation: ValidationResult
+    plan: Plan | None = None
+    api_url: str | None = None
+
+
+def resolve_application_id(*, manifest: str | None, flag: str | None,
+                           env: Mapping[str, str], local_default: str | None) -> str:
+    """The application id: ``--application-id``, else the manifest's, else the environment.
+
+    Under ``--local`` (``local_default`` set) the manifest's and the
+    environment's are ignored: the emulator knows only its own application.
+    Raises :class:`~cmdsync.errors.UsageError` when the flag contradicts the
+    manifest or the id is not a snowflake, and
+    :class:`~cmdsync.errors.CmdsyncError` when there is none.
+    """
+    if local_default is not None:
+        chosen = flag or local_default
+    elif flag and manifest and flag != manifest:
+        raise UsageError(f"--application-id {flag} differs from the manifest's application_id "
+                         f"{manifest}")
+    else:
+        chosen = flag or manifest or env.get("DISCORD_APPLICATION_ID", "").strip() or ""
+    if not chosen:
+        raise CmdsyncError("no application id: set application_id in the manifest, pass "
+                           "--application-id, or set DISCORD_APPLICATION_ID")
+    if not chosen.isdigit():
+        raise UsageError(f"application id {chosen!r} is not a snowflake (a string of digits)")
+    return chosen
+
+
+def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
+               prune: bool = True, env: Mapping[str, str] | None = None,
+               cwd: str | None = None) -> PlanRun:
+    """Validate ``paths``, then plan them against the live state; see the module docstring."""
+    env = os.environ if env is None else env
+    validation = validate_paths(paths, env=env)
+    if validation.errors or validation.unreadable or validation.manifest is None:
+        return PlanRun(validation)
+    manifest = validation.manifest
+    local_default = local_application_id() if connection.local else None
+    own = None if application_id or connection.local else desired_state(manifest).application_id
+    app = resolve_application_id(manifest=own, flag=application_id, env=env,
+                                 local_default=local_default)
+    desired = desired_state(manifest, application_id=app)
+
+    async def run() -> tuple[Plan, str]:
+        guilds = [scope for scope in desired.scopes if scope != "global"]
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+            live = await fetch_live(session.client, app, desired)
+            return diff(desired, live, prune=prune), session.api_url
+
+    plan, api_url = asyncio.run(run())
+    return PlanRun(validation, plan, api_url)
