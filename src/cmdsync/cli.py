@@ -121,7 +121,8 @@ def rules(
 @app.command()
 def emulator(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port to listen on.")] = 8787,
+    port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).")]
+        = 8787,
     state: Annotated[str | None, typer.Option(
         help="SQLite file that keeps the state across restarts (default: in memory).")]
         = None,
@@ -130,13 +131,15 @@ def emulator(
     global_limit: Annotated[int, typer.Option(
         help="Requests per second per token before 429 (Discord: 50; 0 disables).")] = 50,
 ) -> int:
-    """Run a local emulator of Discord's application-commands API."""
+    """Run a local emulator of Discord's application-commands API until Ctrl-C."""
     from cmdsync.emulator import server
 
+    if global_limit < 0:
+        raise typer.BadParameter("must be 0 or more", param_hint="'--global-limit'")
     instance = server.build(state=state, seed=seed, global_limit=global_limit)
 
-    def announce() -> None:
-        sys.stdout.write(server.banner(instance, host, port))
+    def announce(base_url: str) -> None:
+        sys.stdout.write(server.banner(instance, base_url))
         sys.stdout.flush()
 
     server.serve(instance, host=host, port=port, on_start=announce)

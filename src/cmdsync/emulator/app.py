@@ -1,236 +1,197 @@
 """The emulator as an ASGI application (starlette), for uvicorn or in-process use.
 
-:func:`create_app` builds the app around an :class:`Emulator` (state, rate
-limiter, faults, request log). Discord's endpoints are served under
-``/api/v10`` (also ``/api/v9`` and ``/api``); the admin API for tests under
-``/_emulator/``:
+:func:`create_app` serves an :class:`~cmdsync.emulator.instance.Emulator`:
+Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES` and
+``POST /oauth2/token``) under ``/api/v10`` (also ``/api/v9`` and ``/api``),
+and the admin API under ``/_emulator/`` (:mod:`cmdsync.emulator.admin`).
 
-- ``POST /_emulator/reset``: forget everything, then apply the seed again
-  (the body, if any, is a new seed)
-- ``POST /_emulator/seed``: add applications, guilds and users (JSON seed)
-- ``GET /_emulator/log``: every API request with its status, and counts of
-  reads, writes, command creates and 429s; ``DELETE`` clears it
-- ``PUT /_emulator/config``: ``{"ratelimit": {...}, "faults": {...}}``
+Every API request goes through the same steps, each able to answer early:
+injected faults (latency, 500/502, dropped connection), authentication (401),
+path snowflakes (50035), rate limits (429), the JSON body (50109, 413), then
+the handler in a worker thread. Unknown paths answer ``404: Not Found`` and
+known paths with another method ``405: Method Not Allowed``, both code 0.
 """
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import json
-import secrets
-import time
-from dataclasses import asdict, dataclass, field
+import math
+from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 
-from cmdsync.emulator import auth, errors
-from cmdsync.emulator.faults import FaultConfig, Faults, InjectedFault
-from cmdsync.emulator.ratelimit import RateLimitConfig, RateLimiter
-from cmdsync.emulator.routes import ROUTES, Call, Handler
-from cmdsync.emulator.seed import COMMANDS_SCOPE, apply_seed, default_seed
-from cmdsync.emulator.store import Store, Token
-from cmdsync.errors import UsageError
+from cmdsync.emulator import admin, auth, errors, oauth
+from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.faults import InjectedFault
+from cmdsync.emulator.instance import Emulator, LogEntry
+from cmdsync.emulator.routes import ROUTES
+from cmdsync.emulator.routes import Route as ApiRoute
 
-MAX_BODY_BYTES = 1024 * 1024
-TOKEN_LIFETIME = 604800  # seconds: client-credentials tokens (FACTS.md)
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
+MAX_JSON_DEPTH = 64
+_SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id")
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-@dataclass
-class Emulator:
-    """Everything one emulator instance holds."""
-
-    store: Store
-    seed: dict[str, Any] = field(default_factory=default_seed)
-    limiter: RateLimiter = field(default_factory=RateLimiter)
-    faults: Faults = field(default_factory=Faults)
-    log: list[dict[str, Any]] = field(default_factory=list)
-
-    def reset(self, seed: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self.seed = seed
-        self.store.reset()
-        apply_seed(self.store, self.seed)
-        self.limiter.reset()
-        self.log.clear()
-
-    def counts(self) -> dict[str, int]:
-        ok = [e for e in self.log if e["status"] < 400]
-        return {
-            "total": len(self.log),
-            "reads": sum(1 for e in ok if e["method"] == "GET"),
-            "writes": sum(1 for e in ok if e["method"] != "GET"),
-            "creates": sum(e["creates"] for e in self.log),
-            "rate_limited": sum(1 for e in self.log if e["status"] == 429),
-            "errors": sum(1 for e in self.log if e["status"] >= 400),
-        }
+def create_app(emulator: Emulator) -> Starlette:
+    """The ASGI app serving ``emulator``."""
+    api: list[BaseRoute] = []
+    for path in dict.fromkeys(route.path for route in ROUTES):
+        methods = {r.method: r for r in ROUTES if r.path == path}
+        api.append(Route(path, _endpoint(methods), methods=list(methods)))
+    api.append(Route("/oauth2/token", _oauth2_token, methods=["POST"]))
+    routes: list[BaseRoute] = [Mount(prefix, routes=api) for prefix in API_PREFIXES]
+    routes.append(Mount("/_emulator", routes=admin.routes()))
+    app = Starlette(routes=routes, exception_handlers={
+        HTTPException: _http_error, Exception: _server_error})
+    app.state.emulator = emulator
+    return app
 
 
-def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
+    async def endpoint(request: Request) -> Response:
+        route = methods[request.method if request.method != "HEAD" else "GET"]
+        emulator: Emulator = request.app.state.emulator
+        reply, response = None, None
+        try:
+            reply, headers = await _serve(request, route, emulator)
+            response = _json(reply.body, reply.status, headers)
+        except errors.ApiError as exc:
+            response = _json(exc.body(), exc.status, exc.headers)
+        except InjectedFault as fault:
+            response = fault.response()
+        emulator.log.record(LogEntry(
+            request.method, request.url.path, f"{route.method} {route.path}",
+            response.status_code, emulator.clock(), reply.creates if reply else 0,
+            "write" if route.writes else "read"))
+        return response
+
+    return endpoint
+
+
+async def _serve(request: Request, route: ApiRoute, emulator: Emulator
+                 ) -> tuple[Reply, dict[str, str]]:
+    """Run one API request through faults, auth, rate limits and its handler."""
+    await _maybe_fault(emulator)
+    now = emulator.clock()
+    token = auth.authenticate(emulator.store, request.headers.get("authorization"), now=now)
+    params = dict(request.path_params)
+    major = params.get("guild_id") or params.get("application_id", "")
+    decision = emulator.limiter.hit(token.token, route.bucket, major, now)
+    if not decision.allowed:
+        raise errors.rate_limited(decision.retry_after, decision.headers,
+                                  is_global=decision.is_global)
+    try:
+        _check_snowflakes(params)
+        body = (await _read_json(request, emulator.limits.max_body_bytes)
+                if route.method in ("POST", "PUT", "PATCH") else None)
+        call = Call(emulator.store, token, params, dict(request.query_params),
+                    {k.lower(): v for k, v in request.headers.items()}, body, now,
+                    emulator.limits)
+        return await run_in_threadpool(route.handler, call), decision.headers
+    except errors.ApiError as exc:
+        exc.headers = {**decision.headers, **exc.headers}
+        raise
+
+
+async def _maybe_fault(emulator: Emulator) -> None:
+    latency = emulator.faults.config.latency
+    if latency:
+        await asyncio.sleep(latency)
+    fault = emulator.faults.draw()
+    if fault is not None:
+        raise fault
+
+
+def _check_snowflakes(params: dict[str, str]) -> None:
+    """Path ids must be snowflakes: 50035 ``NUMBER_TYPE_COERCE`` like Discord."""
+    for name in _SNOWFLAKE_PARAMS:
+        value = params.get(name)
+        if value is not None and not (value.isascii() and value.isdigit()
+                                      and int(value) < 2**64):
+            raise errors.field_error((name,), "NUMBER_TYPE_COERCE",
+                                     f'Value "{value}" is not snowflake.')
+
+
+async def _read_json(request: Request, limit: int) -> Any:
+    """The parsed JSON body: 413 past ``limit`` bytes, 50109 when not JSON.
+
+    NaN, infinities and nesting deeper than :data:`MAX_JSON_DEPTH` are
+    refused as invalid JSON too.
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise errors.too_large()
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise errors.too_large()
+    try:
+        value = json.loads(bytes(raw), parse_constant=_refuse, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:
+        raise errors.invalid_json() from exc
+    if _too_deep(value):
+        raise errors.invalid_json()
+    return value
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether arrays and objects nest more than :data:`MAX_JSON_DEPTH` levels."""
+    level, depth = [value], 0
+    while level:
+        containers = [item for item in level if isinstance(item, (dict, list))]
+        depth += bool(containers)
+        if depth > MAX_JSON_DEPTH:
+            return True
+        level = [child for item in containers
+                 for child in (item.values() if isinstance(item, dict) else item)]
+    return False
+
+
+async def _oauth2_token(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    try:
+        await _maybe_fault(emulator)
+    except InjectedFault as fault:
+        return fault.response()
+    status, body = oauth.client_credentials(
+        emulator.store, await request.body(), request.headers.get("authorization"),
+        now=emulator.clock())
+    emulator.log.record(LogEntry("POST", request.url.path, "POST /oauth2/token", status,
+                                 emulator.clock(), kind="token"))
+    return _json(body, status)
+
+
+def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
     if status == 204:
         return Response(status_code=204, headers=headers)
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _endpoint(path: str, methods: dict[str, Handler]) -> Any:
-    async def handle(request: Request) -> Response:
-        emulator: Emulator = request.app.state.emulator
-        handler = methods.get(request.method)
-        entry = {"method": request.method, "path": request.url.path, "status": 0,
-                 "creates": 0, "time": time.time()}
-        headers: dict[str, str] = {}
-        try:
-            await emulator.faults.before()
-            if handler is None:
-                raise errors.method_not_allowed()
-            token = auth.authenticate(emulator.store, request.headers.get("authorization"))
-            major = "/".join(request.path_params.get(k, "") for k in
-                             ("application_id", "guild_id"))
-            decision = emulator.limiter.hit(token.token, f"{request.method} {path}", major)
-            headers = decision.headers
-            if not decision.allowed:
-                raise errors.ApiError(429, 0, "You are being rate limited.", headers=headers)
-            call = Call(emulator.store, token, dict(request.path_params),
-                        dict(request.query_params), {k.lower(): v for k, v in
-                                                     request.headers.items()})
-            if request.method in ("POST", "PUT", "PATCH"):
-                call.body = await _read_json(request)
-            status, body = handler(call)
-            entry["creates"] = call.creates
-            response = _json(body, status, headers)
-        except errors.ApiError as exc:
-            response = _error_response(exc, headers)
-        except InjectedFault as fault:
-            response = fault.response()
-        entry["status"] = response.status_code
-        emulator.log.append(entry)
-        return response
-
-    return handle
+async def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    error = errors.method_not_allowed() if status == 405 else errors.not_found()
+    return _json(error.body(), error.status)
 
 
-def _error_response(exc: errors.ApiError, headers: dict[str, str]) -> Response:
-    merged = {**headers, **exc.headers}
-    if exc.status == 429:
-        retry = float(merged.get("X-RateLimit-Reset-After", "1"))
-        body = {"message": exc.message, "retry_after": retry,
-                "global": merged.get("X-RateLimit-Global") == "true"}
-        return _json(body, 429, merged)
-    return _json(exc.body(), exc.status, merged)
-
-
-async def _read_json(request: Request) -> Any:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise errors.ApiError(413, 40005, "Request entity too large")
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise errors.ApiError(400, 50109, "The request body contains invalid JSON.") from exc
-
-
-async def oauth2_token(request: Request) -> Response:
-    """Client credentials: HTTP Basic ``client_id:client_secret``, form body."""
-    emulator: Emulator = request.app.state.emulator
-    form = {k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8",
-                                                                        "replace")).items()}
-    client_id, secret = form.get("client_id"), form.get("client_secret")
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("basic "):
-        try:
-            client_id, _, secret = base64.b64decode(header[6:]).decode().partition(":")
-        except (ValueError, UnicodeDecodeError):
-            client_id = None
-    app = emulator.store.application(client_id or "")
-    if app is None or not secret or not secrets.compare_digest(secret, app.client_secret):
-        return _json({"error": "invalid_client"}, 401)
-    if form.get("grant_type") != "client_credentials":
-        return _json({"error": "unsupported_grant_type"}, 400)
-    scopes = set((form.get("scope") or "").split())
-    if not scopes or not scopes <= {COMMANDS_SCOPE, "identify", "applications.commands"}:
-        return _json({"error": "invalid_scope"}, 400)
-    value = secrets.token_urlsafe(24)
-    emulator.store.add_token(Token(value, "bearer", app.id, None, frozenset(scopes),
-                                   time.time() + TOKEN_LIFETIME, frozenset()))
-    return _json({"access_token": value, "token_type": "Bearer",
-                  "expires_in": TOKEN_LIFETIME, "scope": " ".join(sorted(scopes))})
-
-
-async def admin_reset(request: Request) -> Response:
-    emulator: Emulator = request.app.state.emulator
-    raw = await request.body()
-    emulator.reset(json.loads(raw) if raw.strip() else None)
-    return _json({"ok": True})
-
-
-async def admin_seed(request: Request) -> Response:
-    emulator: Emulator = request.app.state.emulator
-    try:
-        apply_seed(emulator.store, json.loads(await request.body()))
-    except (ValueError, UsageError) as exc:
-        return _json({"error": str(exc)}, 400)
-    return _json({"ok": True})
-
-
-async def admin_log(request: Request) -> Response:
-    emulator: Emulator = request.app.state.emulator
-    if request.method == "DELETE":
-        emulator.log.clear()
-        return _json({"ok": True})
-    return _json({"requests": emulator.log, "counts": emulator.counts()})
-
-
-async def admin_config(request: Request) -> Response:
-    emulator: Emulator = request.app.state.emulator
-    try:
-        body = json.loads(await request.body())
-        if "ratelimit" in body:
-            emulator.limiter.config = RateLimitConfig(**body["ratelimit"])
-            emulator.limiter.reset()
-        if "faults" in body:
-            emulator.faults.configure(FaultConfig(**body["faults"]))
-    except (ValueError, TypeError) as exc:
-        return _json({"error": str(exc)}, 400)
-    return _json({"ratelimit": asdict(emulator.limiter.config),
-                  "faults": asdict(emulator.faults.config)})
-
-
-async def _not_found(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, HTTPException) and exc.status_code == 405:
-        return _json(errors.method_not_allowed().body(), 405)
-    return _json(errors.not_found().body(), 404)
-
-
-def create_app(emulator: Emulator) -> Starlette:
-    """The ASGI app serving ``emulator``."""
-    api = [Route(path, _endpoint(path, methods), methods=["GET", "POST", "PUT", "PATCH",
-                                                          "DELETE"])
-           for path, methods in ROUTES]
-    api.append(Route("/oauth2/token", oauth2_token, methods=["POST"]))
-    routes: list[Any] = [Mount(prefix, routes=api) for prefix in API_PREFIXES]
-    routes += [
-        Route("/_emulator/reset", admin_reset, methods=["POST"]),
-        Route("/_emulator/seed", admin_seed, methods=["POST"]),
-        Route("/_emulator/log", admin_log, methods=["GET", "DELETE"]),
-        Route("/_emulator/config", admin_config, methods=["PUT"]),
-    ]
-    app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
-    app.state.emulator = emulator
-    return app
-
-
-def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,
-                 ratelimit: RateLimitConfig | None = None) -> Emulator:
-    """An emulator with its seed applied (on an empty state only)."""
-    emulator = Emulator(Store(state), seed=seed or default_seed(),
-                        limiter=RateLimiter(ratelimit))
-    if emulator.store.application(str(emulator.seed["applications"][0]["id"])) is None:
-        apply_seed(emulator.store, emulator.seed)
-    return emulator
-
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _json({"message": "500: Internal Server Error", "code": 0}, 500)

@@ -1,273 +1,246 @@
-"""Application-command semantics of the emulator: upsert, edit, bulk overwrite, responses.
+"""Application-command semantics: upsert, edit, delete and bulk overwrite.
 
-Every function takes an open store transaction and raises
-:class:`~cmdsync.emulator.errors.ApiError` exactly where Discord answers with
-an error (FACTS.md "Endpoints", "Validation rules", "What a GET returns").
-A global command has ``guild_id == ""``.
+Every function works inside one open store transaction (a :class:`Scope`)
+and raises :class:`~cmdsync.emulator.errors.ApiError` exactly where Discord
+answers with an error (FACTS.md "Endpoints", "Validation rules"):
+
+- bodies are checked with cmdsync's own rules
+  (:func:`cmdsync.validate.validate_api_commands`) and refused with 50035;
+- per scope and type at most 100 CHAT_INPUT, 15 USER, 15 MESSAGE and 1
+  PRIMARY_ENTRY_POINT command (else 30032), and at most
+  ``Limits.daily_creates`` new commands per scope per UTC day (else 30034);
+- ``version`` changes only when the stored body does; renaming or deleting
+  a command drops its permission overwrites.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from cmdsync.diagnostics import Severity
 from cmdsync.emulator import errors
+from cmdsync.emulator.form_errors import invalid_form_body, nest
 from cmdsync.emulator.store import Application, Store, StoredCommand
-from cmdsync.model import (
-    APPLICATION_FLAG_EMBEDDED,
-    LOCALE_FALLBACKS,
-    MAX_COMMANDS_PER_TYPE,
-    CommandType,
-)
+from cmdsync.emulator.stored import stored_body
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate import validate_api_commands
 
-DAILY_CREATES = 200
-MAX_BULK_ITEMS = 130
-# Fields Discord stores from a write; unknown keys are ignored silently.
-_COMMAND_FIELDS = ("type", "name", "name_localizations", "description",
-                   "description_localizations", "options", "default_member_permissions",
-                   "dm_permission", "contexts", "integration_types", "nsfw", "handler")
-_OPTION_FIELDS = ("type", "name", "name_localizations", "description",
-                  "description_localizations", "required", "choices", "options",
-                  "channel_types", "min_value", "max_value", "min_length", "max_length",
-                  "autocomplete")
-# Rules Discord does not enforce with 50035: unknown and response-only keys
-# are ignored, guild-only fields too; caps and duplicates have their own codes.
-_NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS5")
+MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite
+# Rules Discord does not answer with 50035: unknown keys are ignored, as are
+# warnings' subjects; the per-scope caps answer 30032 on the resulting state;
+# overwrite and cross-file manifest rules do not apply to a request body.
+NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS4", "CS502")
 
 
-def today() -> str:
-    """The UTC day the daily create budget counts in (YYYY-MM-DD)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+@dataclass(frozen=True)
+class Limits:
+    """Service limits: daily creates per scope, and the request body size.
+
+    ``daily_creates_status`` is 400 or 429: Discord has answered 30034 both
+    ways (FACTS.md, unsettled). ``max_body_bytes`` bounds request bodies (413).
+    """
+
+    daily_creates: int = 200
+    daily_creates_status: int = 400
+    max_body_bytes: int = 4 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        if self.daily_creates_status not in (400, 429):
+            raise ValueError("daily_creates_status must be 400 or 429")
+        for value in (self.daily_creates, self.max_body_bytes):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError("daily_creates and max_body_bytes must be integers >= 1")
 
 
-def validate(items: Any, guild_id: str, app: Application, *, single: bool) -> None:
-    """Raise 50035 if Discord would reject these command bodies."""
-    scope = guild_id or "global"
-    found = [d for d in validate_api_commands(items, scope=scope, ignore=_NOT_ENFORCED)
+@dataclass(frozen=True)
+class Scope:
+    """One scope of one application inside an open transaction.
+
+    ``guild_id`` is ``""`` for the global scope; ``now`` is epoch seconds.
+    """
+
+    store: Store
+    db: sqlite3.Connection
+    app: Application
+    guild_id: str
+    now: float
+    limits: Limits
+
+    def commands(self) -> list[StoredCommand]:
+        return self.store.commands(self.db, self.app.id, self.guild_id)
+
+    def body(self, item: dict[str, Any]) -> dict[str, Any]:
+        return stored_body(item, guild=bool(self.guild_id),
+                           integration_types=self.app.integration_types)
+
+
+def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
+    """Raise 50035 if Discord would refuse these command bodies."""
+    found = [d for d in validate_api_commands(items, scope=scope.guild_id or "global",
+                                              ignore=NOT_ENFORCED)
              if d.severity is Severity.ERROR]
     if found:
-        raise errors.invalid_form(errors.form_errors(found, strip_index=single))
-    for index, item in enumerate(items if isinstance(items, list) else []):
-        if item.get("type") == CommandType.PRIMARY_ENTRY_POINT:
-            where = "" if single else f"{index}."
-            if guild_id:
-                raise errors.whole_request_error(
-                    "APPLICATION_COMMAND_INVALID_TYPE",
-                    f"{where}type: PRIMARY_ENTRY_POINT commands can only be global")
-            if not app.flags & APPLICATION_FLAG_EMBEDDED:
-                raise errors.whole_request_error(
-                    "APPLICATION_COMMAND_INVALID_TYPE",
-                    f"{where}type: only applications with an Activity (EMBEDDED) can have "
-                    "a PRIMARY_ENTRY_POINT command")
+        raise errors.invalid_form(invalid_form_body(found, items, single=single))
+    leaves = []
+    for index, item in enumerate(items):
+        where = [] if single else [str(index)]
+        if item.get("type") == CommandType.PRIMARY_ENTRY_POINT and not (
+                scope.app.flags & APPLICATION_FLAG_EMBEDDED):
+            leaves.append((where + ["type"], "BASE_TYPE_CHOICES",
+                           ("PRIMARY_ENTRY_POINT commands need an application with an "
+                            "Activity (flag EMBEDDED)")))
+        types = item.get("integration_types")
+        if not scope.guild_id and types and not set(types) <= set(scope.app.integration_types):
+            leaves.append((where + ["integration_types"],
+                           "APPLICATION_COMMAND_INTEGRATION_TYPES_UNSUPPORTED",
+                           ("A command's integration_types must already be supported at "
+                            "application level")))
+    if leaves:
+        raise errors.invalid_form(nest(leaves))
 
 
-def stored_body(body: dict[str, Any]) -> dict[str, Any]:
-    """The fields Discord keeps from a command body, in canonical shape."""
-    result = {k: body[k] for k in _COMMAND_FIELDS if k in body}
-    result.setdefault("type", CommandType.CHAT_INPUT)
-    if result["type"] in (CommandType.USER, CommandType.MESSAGE):
-        result.pop("description", None)
-        result.pop("description_localizations", None)
-        result.pop("options", None)
-    if result.get("options") is not None:
-        result["options"] = [_stored_option(o) for o in result["options"]]
-    if not result.get("options"):
-        result.pop("options", None)
-    return result
-
-
-def _stored_option(option: dict[str, Any]) -> dict[str, Any]:
-    result = {k: option[k] for k in _OPTION_FIELDS if k in option}
-    if not result.get("required"):
-        result.pop("required", None)  # sent as false, read back without it
-    if not result.get("autocomplete"):
-        result.pop("autocomplete", None)
-    if result.get("options") is not None:
-        result["options"] = [_stored_option(o) for o in result["options"]]
-    if not result.get("options"):
-        result.pop("options", None)
-    return result
-
-
-def _caps(commands: list[StoredCommand], *, new: list[dict[str, Any]] | None = None) -> None:
-    counts: dict[int, int] = {}
-    for command in commands:
-        counts[command.type] = counts.get(command.type, 0) + 1
-    for body in new or []:
-        counts[body["type"]] = counts.get(body["type"], 0) + 1
-    for kind, count in counts.items():
-        if count > MAX_COMMANDS_PER_TYPE.get(CommandType(kind), 0):
-            raise errors.ApiError(400, 30032, "Maximum number of application commands "
-                                  f"reached ({MAX_COMMANDS_PER_TYPE[CommandType(kind)]})")
-
-
-def _budget(store: Store, db: sqlite3.Connection, app_id: str, guild_id: str,
-            creates: int) -> None:
-    if creates and store.creates_today(db, app_id, guild_id, today()) + creates > DAILY_CREATES:
-        raise errors.ApiError(400, 30034, "Max number of daily application command creates "
-                              f"has been reached ({DAILY_CREATES})")
-    store.count_creates(db, app_id, guild_id, today(), creates)
-
-
-def _save(store: Store, db: sqlite3.Connection, old: StoredCommand | None, app_id: str,
-          guild_id: str, body: dict[str, Any]) -> StoredCommand:
-    """Write a command; the version changes only when the stored body does."""
-    if old is not None and old.body == body:
-        return old
-    if old is not None and old.name != body["name"]:
-        store.drop_permissions(db, app_id, old.id)  # a rename drops overwrites
-    command = StoredCommand(
-        id=old.id if old else store.next_snowflake(db), application_id=app_id,
-        guild_id=guild_id, type=body["type"], name=body["name"], body=body,
-        version=store.next_snowflake(db))
-    store.save_command(db, command)
-    return command
-
-
-def upsert(store: Store, db: sqlite3.Connection, app: Application, guild_id: str,
-           payload: Any) -> tuple[int, StoredCommand]:
-    """POST: create, or overwrite the command with the same name and type (200)."""
+def upsert(scope: Scope, payload: Any) -> tuple[int, StoredCommand]:
+    """POST: create (201), or overwrite the command of that type and name (200)."""
     if not isinstance(payload, dict):
-        raise errors.whole_request_error("MODEL_TYPE_CONVERT", "Expected an object")
-    validate([payload], guild_id, app, single=True)
-    body = stored_body(payload)
-    existing = store.commands(db, app.id, guild_id)
-    match = next((c for c in existing if c.type == body["type"] and c.name == body["name"]),
+        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+                                 "Only dictionaries may be used in a ModelType")
+    validate([payload], scope, single=True)
+    body = scope.body(payload)
+    existing = scope.commands()
+    match = next((c for c in existing if (c.type, c.name) == (body["type"], body["name"])),
                  None)
     if match is not None:
-        return 200, _save(store, db, match, app.id, guild_id, body)
-    _caps(existing, new=[body])
-    _budget(store, db, app.id, guild_id, 1)
-    return 201, _save(store, db, None, app.id, guild_id, body)
+        return 200, _save(scope, match, body)
+    _check_caps([c.type for c in existing] + [body["type"]])
+    _spend_creates(scope, 1)
+    return 201, _save(scope, None, body)
 
 
-def edit(store: Store, db: sqlite3.Connection, app: Application, guild_id: str,
-         command_id: str, payload: Any) -> StoredCommand:
-    """PATCH: each provided field replaces the stored one entirely."""
-    old = store.command(db, app.id, guild_id, command_id)
+def edit(scope: Scope, command_id: str, payload: Any) -> StoredCommand:
+    """PATCH: each provided field replaces the stored one entirely; ``type`` stays."""
+    old = scope.store.command(scope.db, scope.app.id, scope.guild_id, command_id)
     if old is None:
         raise errors.unknown("command")
     if not isinstance(payload, dict):
-        raise errors.whole_request_error("MODEL_TYPE_CONVERT", "Expected an object")
-    merged = {**old.body, **{k: v for k, v in payload.items() if k != "type"}}
-    validate([merged], guild_id, app, single=True)
-    body = stored_body(merged)
-    if body["name"] != old.name and any(
-            c.type == old.type and c.name == body["name"] and c.id != old.id
-            for c in store.commands(db, app.id, guild_id)):
-        raise errors.ApiError(400, 40041, "An application command with that name already "
-                              "exists")
-    return _save(store, db, old, app.id, guild_id, body)
+        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+                                 "Only dictionaries may be used in a ModelType")
+    merged = {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}}
+    validate([merged], scope, single=True)
+    body = scope.body(merged)
+    if any(c.id != old.id and (c.type, c.name) == (old.type, body["name"])
+           for c in scope.commands()):
+        raise errors.name_taken()
+    return _save(scope, old, body)
 
 
-def delete(store: Store, db: sqlite3.Connection, app: Application, guild_id: str,
-           command_id: str) -> None:
-    old = store.command(db, app.id, guild_id, command_id)
+def delete(scope: Scope, command_id: str) -> None:
+    """DELETE: the command and every overwrite of it are gone."""
+    old = scope.store.command(scope.db, scope.app.id, scope.guild_id, command_id)
     if old is None:
         raise errors.unknown("command")
-    store.delete_command(db, old)
+    scope.store.delete_command(scope.db, old)
 
 
-def bulk_overwrite(store: Store, db: sqlite3.Connection, app: Application, guild_id: str,
-                   payload: Any) -> list[StoredCommand]:
-    """PUT: the scope becomes exactly this list; an item's ``id`` updates in place."""
-    if not isinstance(payload, list):
-        raise errors.whole_request_error("MODEL_TYPE_CONVERT", "Expected an array")
-    if len(payload) > MAX_BULK_ITEMS:
-        raise errors.whole_request_error("BASE_TYPE_MAX_LENGTH", "Must be "
-                                         f"{MAX_BULK_ITEMS} or fewer in length.")
-    validate(payload, guild_id, app, single=False)
-    existing = store.commands(db, app.id, guild_id)
-    by_id = {c.id: c for c in existing}
-    by_key = {(c.type, c.name): c for c in existing}
-    plan: list[tuple[StoredCommand | None, dict[str, Any]]] = []
-    for index, item in enumerate(payload):
-        body = stored_body(item)
-        wanted_id = item.get("id")
-        if wanted_id is not None and wanted_id not in by_id:
-            raise errors.invalid_form({str(index): {"id": {"_errors": [{
-                "code": "APPLICATION_COMMAND_ID_INVALID",
-                "message": f"Unknown application command id {wanted_id}"}]}}})
-        old = by_id.get(wanted_id) if wanted_id else by_key.get((body["type"], body["name"]))
-        plan.append((old, body))
+def bulk_overwrite(scope: Scope, payload: Any) -> tuple[list[StoredCommand], int]:
+    """PUT: the scope becomes exactly this list; returns it and how many were new.
+
+    An item's ``id`` updates that command in place (so a rename keeps its id);
+    other items match an existing command by type and name. Commands left out
+    are deleted, except that leaving out the entry point is refused (50240).
+    """
+    items = _bulk_items(payload)
+    validate(items, scope, single=False)
+    existing = scope.commands()
+    plan = _match(scope, items, existing)
     kept = {old.id for old, _ in plan if old is not None}
-    for command in existing:
-        if command.id not in kept and command.type == CommandType.PRIMARY_ENTRY_POINT:
-            raise errors.ApiError(400, 50240, "You cannot remove this app's Entry Point "
-                                  "command in a bulk update operation. Please include the "
-                                  "Entry Point command in your update request or delete it "
-                                  "separately.")
-    _caps([], new=[body for _, body in plan])
-    _budget(store, db, app.id, guild_id, sum(1 for old, _ in plan if old is None))
+    if any(c.type == CommandType.PRIMARY_ENTRY_POINT and c.id not in kept for c in existing):
+        raise errors.entry_point_removed()
+    _check_caps([body["type"] for _, body in plan])
+    creates = sum(1 for old, _ in plan if old is None)
+    _spend_creates(scope, creates)
     for command in existing:
         if command.id not in kept:
-            store.delete_command(db, command)
-    return [_save(store, db, old, app.id, guild_id, body) for old, body in plan]
+            scope.store.delete_command(scope.db, command)
+    return [_save(scope, old, body) for old, body in plan], creates
 
 
-def render(command: StoredCommand, app: Application, *, localizations: bool = True,
-           locale: str | None = None) -> dict[str, Any]:
-    """The command as Discord returns it (FACTS.md "What a GET returns")."""
-    body = command.body
-    out: dict[str, Any] = {
-        "id": command.id, "application_id": command.application_id,
-        "version": command.version,
-        "default_member_permissions": body.get("default_member_permissions"),
-        "type": command.type, "name": command.name,
-        "description": body.get("description", ""),
-    }
-    if command.guild_id:
-        out["guild_id"] = command.guild_id
-    else:
-        out["dm_permission"] = body.get("dm_permission", True) is not False
-        out["contexts"] = body.get("contexts")
-        types = body.get("integration_types")
-        out["integration_types"] = types if types is not None else app.integration_types
-    out["nsfw"] = bool(body.get("nsfw", False))
-    _localize(out, body, localizations, locale)
-    if command.type == CommandType.PRIMARY_ENTRY_POINT:
-        out["handler"] = body.get("handler", 1)
-    if body.get("options"):
-        out["options"] = [_render_option(o, localizations, locale) for o in body["options"]]
-    return out
+def _bulk_items(payload: Any) -> list[Any]:
+    if payload is None:
+        return []
+    if not isinstance(payload, list):
+        raise errors.field_error((), "LIST_TYPE_CONVERT",
+                                 "Only iterables may be used in a ListType")
+    if len(payload) > MAX_BULK_ITEMS:
+        raise errors.field_error((), "BASE_TYPE_MAX_LENGTH",
+                                 f"Must be {MAX_BULK_ITEMS} or fewer in length.")
+    bad = [(str(i), "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
+           for i, item in enumerate(payload) if not isinstance(item, dict)]
+    if bad:
+        raise errors.invalid_form(nest(([path], code, msg) for path, code, msg in bad))
+    return payload
 
 
-def _render_option(option: dict[str, Any], localizations: bool, locale: str | None
-                   ) -> dict[str, Any]:
-    out = {k: v for k, v in option.items()
-           if k not in ("name_localizations", "description_localizations", "options",
-                        "choices")}
-    _localize(out, option, localizations, locale)
-    if option.get("choices") is not None:
-        out["choices"] = []
-        for choice in option["choices"]:
-            rendered = {"name": choice["name"], "value": choice["value"]}
-            _localize(rendered, choice, localizations, locale, description=False)
-            out["choices"].append(rendered)
-    if option.get("options"):
-        out["options"] = [_render_option(o, localizations, locale) for o in option["options"]]
-    return out
+def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredCommand]
+           ) -> list[tuple[StoredCommand | None, dict[str, Any]]]:
+    """Pair each item with the command it updates (by ``id``, else type and name)."""
+    by_id = {c.id: c for c in existing}
+    claimed = {str(item["id"]) for item in items if item.get("id") is not None}
+    plan: list[tuple[StoredCommand | None, dict[str, Any]]] = []
+    unknown = []
+    for index, item in enumerate(items):
+        body = scope.body(item)
+        if item.get("id") is not None:
+            old = by_id.get(str(item["id"]))
+            if old is None or old.type != body["type"]:
+                unknown.append(([str(index), "id"], "APPLICATION_COMMAND_UNKNOWN_ID",
+                                (f"no {CommandType(body['type']).name} command has id "
+                                f"{item['id']} in this scope")))
+        else:
+            old = next((c for c in existing if c.id not in claimed
+                        and (c.type, c.name) == (body["type"], body["name"])), None)
+            if old is not None:
+                claimed.add(old.id)
+        plan.append((old, body))
+    if unknown:
+        raise errors.invalid_form(nest(unknown))
+    return plan
 
 
-def _localize(out: dict[str, Any], body: dict[str, Any], localizations: bool,
-              locale: str | None, *, description: bool = True) -> None:
-    fields = ("name", "description") if description else ("name",)
-    for field in fields:
-        table = body.get(f"{field}_localizations") or None
-        if localizations:
-            out[f"{field}_localizations"] = table
-        elif locale and table:
-            value = pick_locale(table, locale)
-            if value is not None:
-                out[f"{field}_localized"] = value
+def _check_caps(types: list[int]) -> None:
+    for kind, cap in MAX_COMMANDS_PER_TYPE.items():
+        if types.count(int(kind)) > cap:
+            raise errors.too_many_commands()
 
 
-def pick_locale(table: dict[str, str], locale: str) -> str | None:
-    """The value for ``locale``, else for its fallbacks (en-US <-> en-GB, es-419 -> es-ES)."""
-    for candidate in (locale, *LOCALE_FALLBACKS.get(locale, ())):
-        if table.get(candidate):
-            return table[candidate]
-    return None
+def _spend_creates(scope: Scope, count: int) -> None:
+    """Count ``count`` creates against today's budget of the scope, or refuse."""
+    if not count:
+        return
+    moment = datetime.fromtimestamp(scope.now, timezone.utc)
+    day = moment.strftime("%Y-%m-%d")
+    used = scope.store.creates_today(scope.db, scope.app.id, scope.guild_id, day)
+    limit = scope.limits.daily_creates
+    if used + count > limit:
+        midnight = datetime(moment.year, moment.month, moment.day,
+                            tzinfo=timezone.utc) + timedelta(days=1)
+        raise errors.too_many_daily_creates(limit, status=scope.limits.daily_creates_status,
+                                            retry_after=(midnight - moment).total_seconds())
+    scope.store.count_creates(scope.db, scope.app.id, scope.guild_id, day, count)
+
+
+def _save(scope: Scope, old: StoredCommand | None, body: dict[str, Any]) -> StoredCommand:
+    """Write a command; a new version only when the stored body changes."""
+    if old is not None and old.body == body:
+        return old
+    store, db = scope.store, scope.db
+    if old is not None and old.name != body["name"]:
+        store.drop_permissions(db, scope.app.id, old.id)  # a rename drops overwrites
+    command = StoredCommand(
+        id=old.id if old else store.next_snowflake(db, scope.now),
+        application_id=scope.app.id, guild_id=scope.guild_id, type=body["type"],
+        name=body["name"], body=body, version=store.next_snowflake(db, scope.now))
+    store.save_command(db, command)
+    return command

@@ -1,41 +1,62 @@
-"""Discord-shaped API errors, and cmdsync diagnostics turned into a 50035 body.
+"""Discord's error responses, as the emulator raises them.
 
-Body of every error: ``{"code": int, "message": str}`` plus, for 50035
-(Invalid Form Body), ``errors`` nested by key and array index down to the
-failing field, whose leaf is ``{"_errors": [{"code", "message"}]}``
-(FACTS.md "Errors").
+Every error the emulator answers is an :class:`ApiError`: an HTTP status, a
+Discord JSON error code and its message, optionally the nested ``errors``
+object of a 50035 (see :mod:`cmdsync.emulator.form_errors`) and extra
+headers. ``body()`` is what goes on the wire, e.g.
+``{"message": "Unknown application command", "code": 10063}``. Codes and
+messages: FACTS.md "Errors"; the messages are Discord's own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Mapping
 from typing import Any
-
-from cmdsync.diagnostics import Diagnostic
 
 
 class ApiError(Exception):
-    """An error response: HTTP status, Discord code, message, optional details."""
+    """An error response: HTTP status, Discord code, message, optional details.
 
-    def __init__(self, status: int, code: int, message: str, *,
+    ``code`` is None only for a rate limit's 429, whose body is
+    ``{"message", "retry_after", "global"}`` (FACTS.md "Rate limits").
+    ``retry_after`` (seconds) adds ``retry_after`` and ``global`` to the body.
+    """
+
+    def __init__(self, status: int, code: int | None, message: str, *,
                  errors: dict[str, Any] | None = None,
-                 headers: Mapping[str, str] | None = None) -> None:
+                 headers: Mapping[str, str] | None = None,
+                 retry_after: float | None = None, is_global: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.errors = errors
         self.headers = dict(headers or {})
+        self.retry_after = retry_after
+        self.is_global = is_global
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"message": self.message, "code": self.code}
+        """``{"message", "code"}``, plus ``errors`` for a 50035, ``retry_after`` for a 429."""
+        body: dict[str, Any] = {"message": self.message}
+        if self.code is not None:
+            body["code"] = self.code
         if self.errors is not None:
             body["errors"] = self.errors
+        if self.retry_after is not None:
+            body["retry_after"] = self.retry_after
+            body["global"] = self.is_global
         return body
 
 
 def unauthorized() -> ApiError:
+    """A missing, unknown or expired token."""
     return ApiError(401, 0, "401: Unauthorized")
+
+
+def missing_scope() -> ApiError:
+    """A bearer token without the OAuth2 scope the endpoint needs (observed as 40001)."""
+    return ApiError(401, 40001, "Unauthorized. Provide a valid token and try again")
 
 
 def not_found() -> ApiError:
@@ -46,63 +67,82 @@ def method_not_allowed() -> ApiError:
     return ApiError(405, 0, "405: Method Not Allowed")
 
 
+def other_application() -> ApiError:
+    return ApiError(403, 20012, "You are not authorized to perform this action on this "
+                                "application")
+
+
+def bots_forbidden() -> ApiError:
+    return ApiError(403, 20001, "Bots cannot use this endpoint")
+
+
+def missing_permissions() -> ApiError:
+    """The token's user may not manage the guild."""
+    return ApiError(403, 50013, "Missing Permissions")
+
+
+_UNKNOWN = {"application": (10002, "Unknown Application"),
+            "guild": (10004, "Unknown Guild"),
+            "command": (10063, "Unknown application command"),
+            "permissions": (10066, "Unknown application command permissions")}
+
+
 def unknown(what: str) -> ApiError:
-    """404 for an unknown application, guild, command or permission set."""
-    codes = {"application": (10002, "Unknown Application"),
-             "guild": (10004, "Unknown Guild"),
-             "command": (10063, "Unknown application command"),
-             "permissions": (10066, "Unknown application command permissions")}
-    code, message = codes[what]
+    """404 for an unknown ``application``, ``guild``, ``command`` or ``permissions``."""
+    code, message = _UNKNOWN[what]
     return ApiError(404, code, message)
 
 
+def too_many_commands() -> ApiError:
+    return ApiError(400, 30032, "Maximum number of application commands reached")
+
+
+def too_many_daily_creates(limit: int, *, status: int = 400,
+                           retry_after: float = 0.0) -> ApiError:
+    """30034; Discord has answered it as 400 and as 429 (FACTS.md, unsettled)."""
+    message = f"Max number of daily application command creates has been reached ({limit})"
+    if status != 429:
+        return ApiError(status, 30034, message)
+    return ApiError(429, 30034, message, retry_after=round(retry_after, 3),
+                    headers={"Retry-After": str(math.ceil(retry_after)),
+                             "X-RateLimit-Scope": "user"})
+
+
+def rate_limited(retry_after: float, headers: Mapping[str, str], *,
+                 is_global: bool) -> ApiError:
+    """429 ``{"message": "You are being rate limited.", "retry_after", "global"}``."""
+    return ApiError(429, None, "You are being rate limited.", headers=headers,
+                    retry_after=round(retry_after, 3), is_global=is_global)
+
+
+def name_taken() -> ApiError:
+    """A PATCH renaming a command onto another command's name."""
+    return ApiError(400, 40041, "An application command with that name already exists")
+
+
+def entry_point_removed() -> ApiError:
+    """A bulk overwrite that leaves out the existing entry point (observed)."""
+    return ApiError(400, 50240, "You cannot remove this app's Entry Point command in a bulk "
+                                "update operation. Please include the Entry Point command in "
+                                "your update request or delete it separately.")
+
+
+def invalid_json() -> ApiError:
+    return ApiError(400, 50109, "The request body contains invalid JSON.")
+
+
+def too_large() -> ApiError:
+    return ApiError(413, 40005, "Request entity too large")
+
+
 def invalid_form(errors: dict[str, Any]) -> ApiError:
+    """400 code 50035 with Discord's nested ``errors`` object."""
     return ApiError(400, 50035, "Invalid Form Body", errors=errors)
 
 
-def whole_request_error(code: str, message: str) -> ApiError:
-    """50035 with the problem at ``errors._errors`` (not tied to one field)."""
-    return invalid_form({"_errors": [{"code": code, "message": message}]})
-
-
-# Leaf codes Discord uses for what each rule checks. Codes FACTS.md lists are
-# used as is; the rest follow Discord's naming (documented as emulator-only).
-_LEAF_CODES = {
-    "CS011": "BASE_TYPE_INVALID",
-    "CS012": "BASE_TYPE_REQUIRED",
-    "CS013": "BASE_TYPE_CHOICES",
-    "CS016": "BASE_TYPE_CHOICES",
-    "CS101": "APPLICATION_COMMAND_INVALID_NAME",
-    "CS102": "BASE_TYPE_BAD_LENGTH",
-    "CS103": "BASE_TYPE_BAD_LENGTH",
-    "CS104": "APPLICATION_COMMAND_INVALID_DESCRIPTION",
-    "CS105": "LOCALE_INVALID",
-    "CS201": "BASE_TYPE_MAX_LENGTH",
-    "CS202": "BASE_TYPE_MAX_LENGTH",
-    "CS203": "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS",
-    "CS204": "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS",
-    "CS207": "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID",
-    "CS301": "APPLICATION_COMMAND_TOO_LARGE",
-    "CS303": "APPLICATION_COMMANDS_DUPLICATE_NAME",
-}
-
-
-def form_errors(diagnostics: Iterable[Diagnostic], *, strip_index: bool) -> dict[str, Any]:
-    """Nest diagnostics by their JSON pointer into Discord's ``errors`` object.
-
-    ``strip_index`` drops the leading array index, for single-command bodies
-    that were validated as a one-item array.
-    """
-    errors: dict[str, Any] = {}
-    for diag in diagnostics:
-        parts = [p.replace("~1", "/").replace("~0", "~")
-                 for p in diag.location.pointer.split("/")[1:]]
-        if strip_index and parts:
-            parts = parts[1:]
-        node = errors
-        for part in parts:
-            node = node.setdefault(part, {})
-        leaf = {"code": _LEAF_CODES.get(diag.rule, "BASE_TYPE_INVALID"),
-                "message": diag.message}
-        node.setdefault("_errors", []).append(leaf)
-    return errors
+def field_error(path: tuple[str, ...], code: str, message: str) -> ApiError:
+    """50035 with one leaf at ``path`` (``()`` for the whole request, ``errors._errors``)."""
+    errors: dict[str, Any] = {"_errors": [{"code": code, "message": message}]}
+    for part in reversed(path):
+        errors = {part: errors}
+    return invalid_form(errors)

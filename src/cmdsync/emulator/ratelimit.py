@@ -1,14 +1,15 @@
 """Discord-style rate limits: per-route buckets and a global limit per token.
 
-Headers (FACTS.md "Rate limits"): ``X-RateLimit-Limit``, ``-Remaining``,
-``-Reset`` (epoch seconds, fractional), ``-Reset-After`` (seconds,
-fractional) and ``-Bucket`` (an opaque hash shared by the routes of one
-bucket). A 429 adds ``Retry-After`` (whole seconds, rounded up),
-``X-RateLimit-Scope`` (``user`` or ``global``), ``X-RateLimit-Global`` when
-global, and the body ``{"message", "retry_after", "global"}``.
+Headers on every counted response (FACTS.md "Rate limits"):
+``X-RateLimit-Limit``, ``-Remaining``, ``-Reset`` (epoch seconds, fractional),
+``-Reset-After`` (seconds, fractional) and ``-Bucket`` (an opaque hash shared
+by the routes of one bucket). A 429 adds ``Retry-After`` (whole seconds,
+rounded up), ``X-RateLimit-Scope`` (``user`` for a bucket, ``global``) and,
+when global, ``X-RateLimit-Global: true``; its body is built by
+:func:`cmdsync.emulator.errors.rate_limited`.
 
 Windows are fixed: a bucket allows ``limit`` requests until its reset time.
-All times come from an injectable clock (seconds) so tests need not sleep.
+Times are passed in (epoch seconds), so tests drive a fake clock.
 """
 
 from __future__ import annotations
@@ -16,24 +17,33 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+K = TypeVar("K")
 
 
-@dataclass
+@dataclass(frozen=True)
 class RateLimitConfig:
-    """Limits in requests per window; 0 disables that limit.
+    """Limits in requests per window (seconds); a limit of 0 disables it.
 
-    ``global_limit`` is per token per ``global_window`` seconds (Discord: 50
-    per second per bot). ``route_limit`` applies per bucket and major
-    parameters (application and guild) per ``route_window`` seconds.
+    ``global_limit`` counts every request of one token (Discord: 50 per
+    second per bot). ``route_limit`` counts per token, bucket and major
+    parameter (the guild, else the application).
     """
 
     global_limit: int = 50
     global_window: float = 1.0
-    route_limit: int = 50
+    route_limit: int = 10
     route_window: float = 1.0
+
+    def __post_init__(self) -> None:
+        for limit in (self.global_limit, self.route_limit):
+            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+                raise ValueError("limits must be integers >= 0")
+        for window in (self.global_window, self.route_window):
+            if not isinstance(window, (int, float)) or isinstance(window, bool) or window <= 0:
+                raise ValueError("windows must be numbers of seconds > 0")
 
 
 @dataclass
@@ -44,7 +54,11 @@ class _Window:
 
 @dataclass(frozen=True)
 class Decision:
-    """Whether a request may proceed, and the headers to send either way."""
+    """Whether a request may proceed, and the headers to send either way.
+
+    When refused, ``retry_after`` is in seconds and ``is_global`` tells
+    which limit refused it.
+    """
 
     allowed: bool
     headers: dict[str, str] = field(default_factory=dict)
@@ -55,65 +69,68 @@ class Decision:
 class RateLimiter:
     """Counts requests per token and per bucket; see the module docstring."""
 
-    def __init__(self, config: RateLimitConfig | None = None, *,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, config: RateLimitConfig | None = None) -> None:
         self.config = config or RateLimitConfig()
-        self._clock = clock
         self._lock = threading.Lock()
         self._global: dict[str, _Window] = {}
         self._routes: dict[tuple[str, str, str], _Window] = {}
 
-    def reset(self) -> None:
+    def configure(self, config: RateLimitConfig) -> None:
+        """New limits; every window starts over."""
         with self._lock:
+            self.config = config
             self._global.clear()
             self._routes.clear()
 
-    def hit(self, token: str, route: str, major: str) -> Decision:
-        """Count one request of ``token`` on ``route`` (e.g. ``PUT /applications/{}/commands``)."""
-        now = self._clock()
-        bucket = hashlib.sha1(route.encode()).hexdigest()[:16]
+    def reset(self) -> None:
+        self.configure(self.config)
+
+    def hit(self, token: str, bucket: str, major: str, now: float) -> Decision:
+        """Count one request of ``token`` in ``bucket`` (a route's bucket name)."""
+        bucket_hash = hashlib.sha1(bucket.encode()).hexdigest()[:16]
         with self._lock:
             cfg = self.config
+            route: _Window | None = None
+            if cfg.route_limit:
+                route = _window(self._routes, (token, bucket, major), now, cfg.route_window)
+            headers = (_headers(cfg.route_limit, route, now, bucket_hash)
+                       if route is not None else {})
             if cfg.global_limit:
-                window = self._window(self._global, token, now, cfg.global_window)
-                if window.used >= cfg.global_limit:
-                    return self._limited(window, now, bucket, cfg.route_limit, is_global=True)
-                window.used += 1
-            if not cfg.route_limit:
-                return Decision(True)
-            window = self._window(self._routes, (token, bucket, major), now, cfg.route_window)
-            if window.used >= cfg.route_limit:
-                return self._limited(window, now, bucket, cfg.route_limit, is_global=False)
-            window.used += 1
-            return Decision(True, _headers(cfg.route_limit, cfg.route_limit - window.used,
-                                           window.reset_at, now, bucket))
-
-    @staticmethod
-    def _window(table: dict, key: object, now: float, length: float) -> _Window:  # type: ignore[type-arg]
-        window: _Window | None = table.get(key)
-        if window is None or now >= window.reset_at:
-            window = _Window(reset_at=now + length)
-            table[key] = window
-        return window
-
-    @staticmethod
-    def _limited(window: _Window, now: float, bucket: str, limit: int, *,
-                 is_global: bool) -> Decision:
-        retry = max(window.reset_at - now, 0.001)
-        headers = _headers(limit, 0, window.reset_at, now, bucket)
-        headers["Retry-After"] = str(math.ceil(retry))
-        headers["X-RateLimit-Scope"] = "global" if is_global else "user"
-        if is_global:
-            headers["X-RateLimit-Global"] = "true"
-        return Decision(False, headers, round(retry, 3), is_global)
+                glob = _window(self._global, token, now, cfg.global_window)
+                if glob.used >= cfg.global_limit:
+                    return _refused(headers, glob.reset_at - now, is_global=True)
+            if route is not None and route.used >= cfg.route_limit:
+                return _refused(headers, route.reset_at - now, is_global=False)
+            if cfg.global_limit:
+                glob.used += 1
+            if route is not None:
+                route.used += 1
+                headers = _headers(cfg.route_limit, route, now, bucket_hash)
+            return Decision(True, headers)
 
 
-def _headers(limit: int, remaining: int, reset_at: float, now: float, bucket: str
-             ) -> dict[str, str]:
+def _window(table: dict[K, _Window], key: K, now: float, length: float) -> _Window:
+    window = table.get(key)
+    if window is None or now >= window.reset_at:
+        window = _Window(reset_at=now + length)
+        table[key] = window
+    return window
+
+
+def _refused(headers: dict[str, str], retry: float, *, is_global: bool) -> Decision:
+    retry = max(retry, 0.001)
+    headers = {**headers, "Retry-After": str(math.ceil(retry)),
+               "X-RateLimit-Scope": "global" if is_global else "user"}
+    if is_global:
+        headers["X-RateLimit-Global"] = "true"
+    return Decision(False, headers, round(retry, 3), is_global)
+
+
+def _headers(limit: int, window: _Window, now: float, bucket_hash: str) -> dict[str, str]:
     return {
         "X-RateLimit-Limit": str(limit),
-        "X-RateLimit-Remaining": str(max(remaining, 0)),
-        "X-RateLimit-Reset": f"{reset_at:.3f}",
-        "X-RateLimit-Reset-After": f"{max(reset_at - now, 0):.3f}",
-        "X-RateLimit-Bucket": bucket,
+        "X-RateLimit-Remaining": str(max(limit - window.used, 0)),
+        "X-RateLimit-Reset": f"{window.reset_at:.3f}",
+        "X-RateLimit-Reset-After": f"{max(window.reset_at - now, 0):.3f}",
+        "X-RateLimit-Bucket": bucket_hash,
     }

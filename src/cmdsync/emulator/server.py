@@ -1,44 +1,107 @@
-"""Run the emulator as a real HTTP server (uvicorn)."""
+"""Run the emulator as a real HTTP server (uvicorn), in the foreground or a thread.
+
+:func:`serve` is what ``cmdsync emulator`` runs: it prints the banner (where
+it listens and every credential of the seed) once the socket is bound, then
+serves until Ctrl-C. :class:`BackgroundServer` runs the same server in a
+thread on an already-bound socket, for tests: ``with BackgroundServer(app)
+as base_url: ...`` (``base_url`` like ``http://127.0.0.1:54321``).
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from collections.abc import Callable
+from types import TracebackType
 
-from cmdsync.emulator.app import Emulator, create_app, new_emulator
+import uvicorn
+from starlette.types import ASGIApp
+
+from cmdsync.emulator.app import create_app
+from cmdsync.emulator.faults import quiet_uvicorn_drops
+from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.ratelimit import RateLimitConfig
-from cmdsync.emulator.seed import default_seed, load_seed
+from cmdsync.emulator.seed import load_seed
 
 
 def build(*, state: str | None, seed: str | None, global_limit: int) -> Emulator:
-    """An emulator with its state file (or memory), seed and global limit.
+    """An emulator on its state file (or memory), with its seed file and global limit.
 
-    Raises :class:`~cmdsync.errors.UsageError` for an unreadable seed file.
+    Raises :class:`~cmdsync.errors.UsageError` for an unreadable or bad seed file.
     """
     return new_emulator(state=state or ":memory:",
-                        seed=load_seed(seed) if seed else default_seed(),
+                        seed=load_seed(seed) if seed else None,
                         ratelimit=RateLimitConfig(global_limit=global_limit))
 
 
-def banner(emulator: Emulator, host: str, port: int) -> str:
+def banner(emulator: Emulator, base_url: str) -> str:
     """What the emulator prints on start: where it listens and the credentials."""
-    lines = [f"cmdsync emulator: Discord API v10 at http://{host}:{port}/api/v10"]
+    lines = [f"cmdsync emulator: Discord API v10 at {base_url}/api/v10"]
     for app in emulator.seed.get("applications") or []:
         lines.append(f"  application {app['id']}: bot token {app['bot_token']}, "
-                     f"client secret {app['client_secret']}")
+                     f"client credentials {app['id']} / {app['client_secret']}")
     for guild in emulator.seed.get("guilds") or []:
         lines.append(f"  guild {guild['id']}")
     for user in emulator.seed.get("users") or []:
         lines.append(f"  user {user['id']}: bearer token {user['bearer_token']} "
-                     f"(scopes: {' '.join(user.get('scopes') or [])})")
-    lines.append(f"  admin API: http://{host}:{port}/_emulator/ (reset, seed, log, config)")
+                     f"(scopes: {' '.join(user.get('scopes') or []) or 'none'}; "
+                     f"manages guilds: {' '.join(map(str, user.get('guilds') or [])) or 'none'})")
+    lines.append(f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config)")
     return "\n".join(lines) + "\n"
 
 
-def serve(emulator: Emulator, *, host: str, port: int,
-          on_start: Callable[[], None] | None = None) -> None:
-    """Serve until interrupted (Ctrl-C)."""
-    import uvicorn
+class _AnnouncingServer(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, on_start: Callable[[str], None]) -> None:
+        super().__init__(config)
+        self._on_start = on_start
 
-    if on_start is not None:
-        on_start()
-    uvicorn.run(create_app(emulator), host=host, port=port, log_level="warning")
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            host, port = self.servers[0].sockets[0].getsockname()[:2]
+            self._on_start(f"http://{_url_host(host)}:{port}")
+
+
+def serve(emulator: Emulator, *, host: str, port: int,
+          on_start: Callable[[str], None]) -> None:
+    """Serve until interrupted; ``on_start(base_url)`` runs once listening (port 0 works)."""
+    quiet_uvicorn_drops()
+    config = uvicorn.Config(create_app(emulator), host=host, port=port, log_level="warning",
+                            lifespan="off")
+    _AnnouncingServer(config, on_start).run()
+
+
+class BackgroundServer:
+    """uvicorn serving ``app`` on 127.0.0.1 and a free port, in a daemon thread."""
+
+    def __init__(self, app: ASGIApp, *, host: str = "127.0.0.1") -> None:
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that
+        # say so, and without it every response waits ~40 ms for a delayed ACK.
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._socket.bind((host, 0))
+        self.base_url = f"http://{host}:{self._socket.getsockname()[1]}"
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run,
+                                        kwargs={"sockets": [self._socket]}, daemon=True)
+
+    def __enter__(self) -> str:
+        quiet_uvicorn_drops()
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the emulator did not start")
+            time.sleep(0.01)
+        return self.base_url
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

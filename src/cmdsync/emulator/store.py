@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,8 +22,7 @@ DISCORD_EPOCH_MS = 1_420_070_400_000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS applications (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, flags INTEGER NOT NULL,
-    integration_types TEXT NOT NULL, bot_user_id TEXT NOT NULL, bot_username TEXT NOT NULL,
-    client_secret TEXT NOT NULL);
+    integration_types TEXT NOT NULL, client_secret TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS guilds (id TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     token TEXT PRIMARY KEY, kind TEXT NOT NULL, application_id TEXT NOT NULL,
@@ -46,24 +44,30 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 
 @dataclass(frozen=True)
 class Application:
+    """An application: its flags (EMBEDDED = 1 << 17) and supported install types."""
+
     id: str
     name: str
     flags: int
-    integration_types: list[int]
-    bot_user_id: str
-    bot_username: str
+    integration_types: tuple[int, ...]
     client_secret: str
 
 
 @dataclass(frozen=True)
 class Token:
+    """A bot or bearer token and what it may do.
+
+    ``expires_at`` is in epoch seconds (None: never). ``guilds`` are the
+    guilds the token's user may manage (bearer tokens of seeded users).
+    """
+
     token: str
     kind: str  # "bot" or "bearer"
     application_id: str
     user_id: str | None
     scopes: frozenset[str]
-    expires_at: float | None  # epoch seconds; None never expires
-    guilds: frozenset[str]  # guilds the token's user may manage (bearer tokens)
+    expires_at: float | None
+    guilds: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -116,9 +120,9 @@ class Store:
 
     def add_application(self, app: Application) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO applications VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO applications VALUES (?, ?, ?, ?, ?)",
                        (app.id, app.name, app.flags, json.dumps(app.integration_types),
-                        app.bot_user_id, app.bot_username, app.client_secret))
+                        app.client_secret))
 
     def application(self, app_id: str) -> Application | None:
         with self._lock:
@@ -127,17 +131,7 @@ class Store:
         if row is None:
             return None
         return Application(row["id"], row["name"], row["flags"],
-                           json.loads(row["integration_types"]), row["bot_user_id"],
-                           row["bot_username"], row["client_secret"])
-
-    def update_application(self, app_id: str, *, flags: int | None = None,
-                           integration_types: list[int] | None = None) -> None:
-        with self.transaction() as db:
-            if flags is not None:
-                db.execute("UPDATE applications SET flags = ? WHERE id = ?", (flags, app_id))
-            if integration_types is not None:
-                db.execute("UPDATE applications SET integration_types = ? WHERE id = ?",
-                           (json.dumps(integration_types), app_id))
+                           tuple(json.loads(row["integration_types"])), row["client_secret"])
 
     def add_guild(self, guild_id: str, name: str) -> None:
         with self.transaction() as db:
@@ -166,12 +160,13 @@ class Store:
 
     # -- commands -----------------------------------------------------------
 
-    def next_snowflake(self, db: sqlite3.Connection) -> str:
-        """A new snowflake: milliseconds since Discord's epoch, then a counter."""
+    def next_snowflake(self, db: sqlite3.Connection, now: float) -> str:
+        """A new snowflake at ``now`` (epoch seconds): milliseconds since
+        Discord's epoch, then a counter, so ids increase within a state."""
         row = db.execute("SELECT value FROM counters WHERE name = 'snowflake'").fetchone()
         counter = (row["value"] if row else 0) + 1
         db.execute("INSERT OR REPLACE INTO counters VALUES ('snowflake', ?)", (counter,))
-        millis = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        millis = max(int(now * 1000) - DISCORD_EPOCH_MS, 0)
         return str((millis << 22) | (counter & 0x3FFFFF))
 
     def commands(self, db: sqlite3.Connection, app_id: str, guild_id: str
@@ -222,6 +217,34 @@ class Store:
         else:
             db.execute("DELETE FROM permissions WHERE application_id = ? AND guild_id = ? "
                        "AND target_id = ?", (app_id, guild_id, target_id))
+
+    def dump(self) -> dict[str, Any]:
+        """The whole state as JSON-able rows, for the admin API.
+
+        ``{"applications": [...], "guilds": [...], "commands": [{"id",
+        "application_id", "guild_id" (null when global), "type", "name",
+        "version", "body"}], "permissions": [{"application_id", "guild_id",
+        "id", "permissions"}], "daily_creates": [...]}``; tokens are left out.
+        """
+        with self.transaction() as db:
+            apps = [dict(row) for row in db.execute("SELECT * FROM applications ORDER BY id")]
+            for app in apps:
+                app["integration_types"] = json.loads(app["integration_types"])
+                del app["client_secret"]
+            commands = [{"id": c.id, "application_id": c.application_id,
+                         "guild_id": c.guild_id or None, "type": c.type, "name": c.name,
+                         "version": c.version, "body": c.body}
+                        for c in map(_command, db.execute("SELECT * FROM commands ORDER BY seq"))]
+            permissions = [{"application_id": row["application_id"],
+                            "guild_id": row["guild_id"], "id": row["target_id"],
+                            "permissions": json.loads(row["body"])}
+                           for row in db.execute("SELECT * FROM permissions ORDER BY "
+                                                 "application_id, guild_id, target_id")]
+            return {"applications": apps,
+                    "guilds": [dict(row) for row in db.execute("SELECT * FROM guilds")],
+                    "commands": commands, "permissions": permissions,
+                    "daily_creates": [dict(row) for row in
+                                      db.execute("SELECT * FROM daily_creates")]}
 
     # -- the daily create budget ----------------------------------------------
 

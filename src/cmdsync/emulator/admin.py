@@ -1,0 +1,120 @@
+"""The admin API for tests, under ``/_emulator/`` (not part of Discord's API).
+
+No authentication; faults and rate limits never apply here.
+
+- ``POST /_emulator/reset``: forget every command, overwrite, token and count,
+  clear the request log, and apply the seed again; a non-empty body (a seed in
+  YAML or JSON, see :mod:`cmdsync.emulator.seed`) replaces the seed first.
+- ``POST /_emulator/seed``: add a seed's applications, guilds and users.
+- ``GET /_emulator/log``: ``{"requests": [{"method", "path", "route",
+  "status", "time", "creates", "kind"}], "counts": {"requests", "reads",
+  "writes", "tokens", "creates", "rate_limited", "errors"}}``;
+  ``DELETE`` clears it.
+- ``GET /_emulator/state``: every application, guild, command (stored form),
+  permission overwrite and daily create count.
+- ``GET`` / ``PUT /_emulator/config``: ``{"ratelimit": {"global_limit",
+  "global_window", "route_limit", "route_window"}, "faults": {"latency",
+  "error_rate", "error_statuses", "drop_rate", "seed"}, "limits":
+  {"daily_creates", "daily_creates_status", "max_body_bytes"}}``; a PUT
+  changes the sections it names, each given in full or in part.
+
+Bad input answers 400 ``{"message": "...", "code": 0}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.seed import parse_seed
+from cmdsync.errors import UsageError
+
+
+def routes() -> list[Route]:
+    return [Route("/reset", reset, methods=["POST"]),
+            Route("/seed", seed, methods=["POST"]),
+            Route("/log", log, methods=["GET", "DELETE"]),
+            Route("/state", state, methods=["GET"]),
+            Route("/config", config, methods=["GET", "PUT"])]
+
+
+def _bad(message: str) -> Response:
+    return JSONResponse({"message": message, "code": 0}, status_code=400)
+
+
+async def reset(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    text = (await request.body()).decode("utf-8", "replace")
+    try:
+        emulator.reset(parse_seed(text, "request body") if text.strip() else None)
+    except UsageError as exc:
+        return _bad(str(exc))
+    return Response(status_code=204)
+
+
+async def seed(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    try:
+        emulator.add_seed(parse_seed((await request.body()).decode("utf-8", "replace"),
+                                     "request body"))
+    except UsageError as exc:
+        return _bad(str(exc))
+    return Response(status_code=204)
+
+
+async def log(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    if request.method == "DELETE":
+        emulator.log.clear()
+        return Response(status_code=204)
+    return JSONResponse({"requests": [dataclasses.asdict(e) for e in emulator.log.entries()],
+                         "counts": emulator.log.counts()})
+
+
+async def state(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    return JSONResponse(emulator.store.dump())
+
+
+async def config(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    if request.method == "PUT":
+        try:
+            _configure(emulator, json.loads(await request.body()))
+        except (ValueError, TypeError) as exc:
+            return _bad(f"bad configuration: {exc}")
+    return JSONResponse(current_config(emulator))
+
+
+def current_config(emulator: Emulator) -> dict[str, Any]:
+    return {"ratelimit": dataclasses.asdict(emulator.limiter.config),
+            "faults": dataclasses.asdict(emulator.faults.config),
+            "limits": dataclasses.asdict(emulator.limits)}
+
+
+def _configure(emulator: Emulator, body: Any) -> None:
+    """Apply a config body; raises ValueError or TypeError, changing nothing, if bad."""
+    if not isinstance(body, dict) or set(body) - {"ratelimit", "faults", "limits"}:
+        raise ValueError("expected an object with ratelimit, faults and/or limits")
+    ratelimit = _merge(emulator.limiter.config, body.get("ratelimit"))
+    faults = _merge(emulator.faults.config, body.get("faults"))
+    limits = _merge(emulator.limits, body.get("limits"))
+    emulator.limiter.configure(ratelimit)
+    emulator.faults.configure(faults)
+    emulator.limits = limits
+
+
+def _merge(current: Any, changes: Any) -> Any:
+    if changes is None:
+        return current
+    if not isinstance(changes, dict):
+        raise TypeError("each section must be an object")
+    if "error_statuses" in changes and isinstance(changes["error_statuses"], list):
+        changes = {**changes, "error_statuses": tuple(changes["error_statuses"])}
+    return dataclasses.replace(current, **changes)

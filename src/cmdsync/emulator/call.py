@@ -1,0 +1,73 @@
+"""One authenticated API request as a handler sees it, and what a handler returns.
+
+A handler is a plain function ``Call -> Reply``; it raises
+:class:`~cmdsync.emulator.errors.ApiError` for error answers and does all
+its reads and writes in one store transaction (:meth:`Call.scope`), so that
+concurrent requests leave a state equal to some order of whole requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from cmdsync.emulator import auth, render
+from cmdsync.emulator.commands import Limits, Scope
+from cmdsync.emulator.store import Store, Token
+
+
+@dataclass(frozen=True)
+class Call:
+    """The parsed request: path parameters, query, headers (lowercase names),
+    the JSON body (None without one), the time (epoch seconds) and limits."""
+
+    store: Store
+    token: Token
+    params: Mapping[str, str]
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+    body: Any
+    now: float
+    limits: Limits
+
+    @contextmanager
+    def scope(self, *, permissions: bool = False, edit: bool = False) -> Iterator[Scope]:
+        """Check the token against the path, then hold a transaction on the scope.
+
+        ``permissions`` selects the scope a bearer token needs
+        (``applications.commands.permissions.update`` instead of
+        ``applications.commands.update``); ``edit`` the stricter checks of a
+        permission PUT. Raises 404 (10002, 10004), 401 or 403 as in
+        :mod:`cmdsync.emulator.auth`.
+        """
+        app = auth.application(self.store, self.token, self.params["application_id"])
+        if edit:
+            auth.not_a_bot(self.token)
+        auth.require_scope(self.token, permissions=permissions or edit)
+        guild_id = self.params.get("guild_id", "")
+        if guild_id:
+            auth.guild(self.store, guild_id)
+        if edit:
+            auth.manages_guild(self.token, guild_id)
+        with self.store.transaction() as db:
+            yield Scope(self.store, db, app, guild_id, self.now, self.limits)
+
+    def with_localizations(self) -> bool:
+        return self.query.get("with_localizations", "").lower() in ("true", "1")
+
+    def locale(self) -> str | None:
+        return render.requested_locale(self.headers)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A success: status, JSON body (None for 204) and commands created (for the log)."""
+
+    status: int
+    body: Any
+    creates: int = 0
+
+
+Handler = Callable[[Call], Reply]

@@ -1,0 +1,119 @@
+"""One emulator: its state, seed, limits, rate limiter, faults, request log and clock.
+
+:func:`new_emulator` is the way in, for the CLI, tests and in-process use::
+
+    emulator = new_emulator()                      # in memory, default seed
+    emulator = new_emulator(state=".cmdsync/local.sqlite", seed=load_seed("seed.yaml"))
+    app = create_app(emulator)                     # cmdsync.emulator.app
+
+``clock`` (epoch seconds) drives rate-limit windows, token expiry, the UTC
+day of the daily create budget and snowflakes, so tests can move time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cmdsync.emulator.commands import Limits
+from cmdsync.emulator.faults import FaultConfig, Faults
+from cmdsync.emulator.ratelimit import RateLimitConfig, RateLimiter
+from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
+from cmdsync.emulator.store import Store
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One API request: method, path, matched route template, status, time
+    (epoch seconds) and how many commands it created."""
+
+    method: str
+    path: str
+    route: str
+    status: int
+    time: float
+    creates: int = 0
+    kind: str = "read"  # "read", "write" or "token"
+
+
+class RequestLog:
+    """Every API request since the last reset, with counts (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[LogEntry] = []
+
+    def record(self, entry: LogEntry) -> None:
+        with self._lock:
+            self._entries.append(entry)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def entries(self) -> list[LogEntry]:
+        with self._lock:
+            return list(self._entries)
+
+    def counts(self) -> dict[str, int]:
+        """``requests``, ``reads``, ``writes``, ``tokens`` (OAuth2), ``creates``
+        (commands created), ``rate_limited`` (429s), ``errors`` (4xx and 5xx)."""
+        entries = self.entries()
+        return {
+            "requests": len(entries),
+            "reads": sum(1 for e in entries if e.kind == "read"),
+            "writes": sum(1 for e in entries if e.kind == "write"),
+            "tokens": sum(1 for e in entries if e.kind == "token"),
+            "creates": sum(e.creates for e in entries),
+            "rate_limited": sum(1 for e in entries if e.status == 429),
+            "errors": sum(1 for e in entries if e.status >= 400),
+        }
+
+
+class Emulator:
+    """Everything one emulator instance holds; see the module docstring."""
+
+    def __init__(self, store: Store, *, seed: dict[str, Any],
+                 ratelimit: RateLimitConfig | None = None, faults: FaultConfig | None = None,
+                 limits: Limits | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.seed = seed
+        self.limiter = RateLimiter(ratelimit)
+        self.faults = Faults(faults)
+        self.limits = limits or Limits()
+        self.clock = clock
+        self.log = RequestLog()
+
+    def reset(self, seed: dict[str, Any] | None = None) -> None:
+        """Forget every command, overwrite, token and count; apply ``seed``
+        (or the current one) again. Raises UsageError for a bad seed."""
+        if seed is not None:
+            check_seed(seed)
+            self.seed = seed
+        self.store.reset()
+        apply_seed(self.store, self.seed, now=self.clock())
+        self.limiter.reset()
+        self.log.clear()
+
+    def add_seed(self, seed: dict[str, Any]) -> None:
+        """Add a seed's applications, guilds and users to the current state."""
+        check_seed(seed)
+        apply_seed(self.store, seed, now=self.clock())
+
+
+def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,
+                 ratelimit: RateLimitConfig | None = None, faults: FaultConfig | None = None,
+                 limits: Limits | None = None,
+                 clock: Callable[[], float] = time.time) -> Emulator:
+    """An emulator on ``state`` (``":memory:"`` or an SQLite file) with ``seed``
+    applied (the default seed when None). Applying a seed to a state file
+    that has it already changes nothing; commands in the file are kept."""
+    seed = seed if seed is not None else default_seed()
+    check_seed(seed)
+    emulator = Emulator(Store(state), seed=seed, ratelimit=ratelimit, faults=faults,
+                        limits=limits, clock=clock)
+    apply_seed(emulator.store, seed, now=clock())
+    return emulator
