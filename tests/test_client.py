@@ -423,3 +423,27 @@ def test_tokens_never_appear_in_errors_reprs_or_logs(caplog: pytest.LogCaptureFi
     assert str(failures[3]) == (
         "POST /oauth2/token: HTTP 401: invalid_client: the client-credentials exchange failed; "
         "check DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET")
+
+
+@pytest.mark.parametrize("auth, expected", [
+    (Auth(Token("Bot", SECRET), Token("Bearer", BEARER)), f"Bot {SECRET}"),
+    (Auth(ClientCredentials(APP, CLIENT_SECRET), Token("Bearer", BEARER)), f"Bearer {BEARER}"),
+])
+def test_permission_reads_use_bot_else_user_token(auth: Auth, expected: str) -> None:
+    time = FakeTime()
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": "cc", "token_type": "Bearer"})
+        seen.append(request.headers["authorization"])
+        return httpx.Response(200, json=[])
+
+    async def read() -> None:
+        async with client(handler, time, auth=auth) as c:
+            await endpoints.list_guild_permissions(c, APP, GUILD)
+            await endpoints.list_commands(c, APP, GUILD)
+
+    run(read())
+    assert seen[0] == expected
+    assert seen[1] == (f"Bot {SECRET}" if expected.startswith("Bot") else "Bearer cc")

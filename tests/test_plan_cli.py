@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,6 +17,7 @@ from cmdsync.cli import main
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
+from cmdsync.errors import CmdsyncError
 from cmdsync.fetch import Connection
 from cmdsync.plan import Action
 from cmdsync.planning import plan_paths, resolve_application_id
@@ -235,3 +237,38 @@ def test_remote_session_with_env_credentials(tmp_path: Path) -> None:
         f"{GUILD}/commands?with_localizations=true")]
     assert {r.headers["authorization"] for r in seen} == {f"Bot {emulator_seed.BOT_TOKEN}"}
     assert all(r.method == "GET" for r in seen)
+
+
+def test_remote_session_with_client_credentials(tmp_path: Path) -> None:
+    """DISCORD_CLIENT_ID + DISCORD_CLIENT_SECRET, exchanged at the emulator's /oauth2/token.
+
+    The exchanged token reads commands; overwrites need the bot token or the
+    user's Bearer token (its scope is applications.commands.update only).
+    """
+    emulator = new_emulator()
+    env = {"DISCORD_CLIENT_ID": emulator_seed.APPLICATION_ID,
+           "DISCORD_CLIENT_SECRET": "emulator-secret"}
+    connection = Connection(api_url="http://remote.test/api/v10",
+                            transport=httpx.ASGITransport(app=create_app(emulator)))
+
+    def plan_with(env: dict[str, str], path: str = "bot.yaml") -> Any:
+        return plan_paths([path], connection=connection, env=env, cwd=str(tmp_path),
+                          application_id=emulator_seed.APPLICATION_ID).plan
+
+    with_user = plan_with({**env, "DISCORD_BEARER_TOKEN": emulator_seed.USER_TOKEN})
+    assert with_user.count(Action.CREATE) == 2 and with_user.permission_changes == 1
+    assert emulator.log.counts()["tokens"] == 1
+    with pytest.raises(CmdsyncError) as caught:
+        plan_with(env)
+    assert str(caught.value) == (
+        "reading permission overwrites needs DISCORD_BOT_TOKEN, or DISCORD_BEARER_TOKEN with "
+        "scope applications.commands.permissions.update: client-credentials tokens only have "
+        "applications.commands.update")
+    Path("commands.yaml").write_text(f'commands: []\nguilds:\n  "{GUILD}": {{commands: []}}\n',
+                                     encoding="utf-8")
+    assert not plan_with(env, "commands.yaml").has_changes
+    with pytest.raises(CmdsyncError) as caught:
+        plan_with({**env, "DISCORD_CLIENT_SECRET": "wrong"})
+    assert str(caught.value) == (
+        "POST /oauth2/token: HTTP 401: invalid_client: the client-credentials exchange failed; "
+        "check DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET")

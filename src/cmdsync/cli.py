@@ -168,8 +168,9 @@ SecretFileOption = Annotated[str | None, typer.Option(
     "--client-secret-file", help="Read DISCORD_CLIENT_SECRET from FILE.", metavar="FILE",
     show_default=False)]
 BearerFileOption = Annotated[str | None, typer.Option(
-    "--bearer-token-file", help="Read the permission-edit Bearer token from FILE (instead "
-    "of DISCORD_BEARER_TOKEN).", metavar="FILE", show_default=False)]
+    "--bearer-token-file", help="Read the user's Bearer token (scope "
+    "applications.commands.permissions.update) from FILE instead of DISCORD_BEARER_TOKEN; "
+    "with client credentials it reads overwrites.", metavar="FILE", show_default=False)]
 
 
 def _connection(*, api_url: str | None, local: bool, token_file: str | None,
@@ -253,12 +254,14 @@ def pull(
     application_id: ApplicationOption = None,
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
+    bearer_token_file: BearerFileOption = None,
 ) -> int:
     """Write the live commands and overwrites as a manifest (plan on it: no changes)."""
     from cmdsync.pull import pull_application
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
-                             client_secret_file=client_secret_file, bearer_token_file=None)
+                             client_secret_file=client_secret_file,
+                             bearer_token_file=bearer_token_file)
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
                                       application_id=application_id)
     for warning in warnings:

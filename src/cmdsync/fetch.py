@@ -133,20 +133,24 @@ def _with_base(config: ClientConfig, base_url: str) -> ClientConfig:
     return replace(config, base_url=base_url)
 
 
-async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str]
-                       ) -> LiveState:
+async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str], *,
+                       need_permissions: Iterable[str] | None = None) -> LiveState:
     """Every scope's commands, and each guild's permission sets, fetched concurrently.
 
-    ``scopes`` are ``"global"`` and guild ids. Raises
-    :class:`~cmdsync.client.errors.ApiError` for the first failed request
-    (an unknown guild is 404 code 10004; a guild without the app's
+    ``scopes`` are ``"global"`` and guild ids. Overwrites are read for every
+    guild when the credentials allow it (a bot token, or the user's Bearer
+    token); with client credentials alone, only ``need_permissions`` guilds
+    are read, which then fails with a message naming the token to set.
+    Raises :class:`~cmdsync.client.errors.ApiError` for the first failed
+    request (an unknown guild is 404 code 10004; a guild without the app's
     ``applications.commands`` scope 403 code 50001).
     """
     wanted = sorted(set(scopes), key=scope_order)
+    needed = set(wanted if need_permissions is None else need_permissions)
 
     async def one(scope: str) -> LiveScope:
         commands_call = endpoints.list_commands(client, application_id, scope)
-        if scope == "global":
+        if scope == "global" or (scope not in needed and not client.can_read_permissions):
             return live_scope(scope, await commands_call)
         commands, permissions = await asyncio.gather(
             commands_call, endpoints.list_guild_permissions(client, application_id, scope))
@@ -171,5 +175,11 @@ def scopes_to_fetch(desired: DesiredState) -> list[str]:
 
 async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState
                      ) -> LiveState:
-    """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`)."""
-    return await fetch_scopes(client, application_id, scopes_to_fetch(desired))
+    """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
+
+    Overwrites must be readable in the guilds whose ``permissions`` the
+    manifest sets; elsewhere they only feed rename warnings.
+    """
+    needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
+    return await fetch_scopes(client, application_id, scopes_to_fetch(desired),
+                              need_permissions=needed)

@@ -38,10 +38,12 @@ async def list_guild_permissions(client: DiscordClient, application_id: str,
     """``GET .../guilds/{guild}/commands/permissions``: the guild's overwrite sets.
 
     Only commands with overwrites appear; an entry whose ``id`` is the
-    application id is the application-wide set.
+    application id is the application-wide set. Uses the bot token, else the
+    user's Bearer token (client-credentials tokens may not read overwrites).
     """
     path, route = commands_path(application_id, guild_id)
-    body = await client.request("GET", path + "/permissions", route=route + "/permissions")
+    body = await client.request("GET", path + "/permissions", route=route + "/permissions",
+                                permissions=True)
     return cast(list[Json], body or [])
 
 

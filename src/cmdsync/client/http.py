@@ -102,14 +102,27 @@ class DiscordClient:
     async def __aexit__(self, *exc: object) -> None:
         await self._http.aclose()
 
+    @property
+    def can_read_permissions(self) -> bool:
+        """Whether a token may read overwrites: a bot token, or the user's Bearer token.
+
+        A client-credentials token cannot: its scope is
+        ``applications.commands.update``, and the permission endpoints need
+        ``applications.commands.permissions.update`` (openapi.json security).
+        """
+        bot = isinstance(self.auth.commands, Token) and self.auth.commands.scheme == "Bot"
+        return bot or self.auth.permissions is not None
+
     async def request(self, method: str, path: str, *, route: str, json_body: Any = None,
                       params: dict[str, str] | None = None, permissions: bool = False) -> Any:
         """Send one request and return its JSON body (None for 204).
 
         ``route`` is the path template that names the rate-limit route
-        (``/applications/{}/guilds/{}/commands``). ``permissions`` picks the
-        permission-edit Bearer token. Raises :class:`ApiError` or
-        :class:`NetworkError`.
+        (``/applications/{}/guilds/{}/commands``). ``permissions`` marks a
+        permission endpoint: a GET uses the bot token, else the user's Bearer
+        token; a PUT always the user's Bearer token. Raises
+        :class:`ApiError` or :class:`NetworkError`, and
+        :class:`~cmdsync.errors.CmdsyncError` when no token may call it.
         """
         key = f"{method} {route}"
         major = _major(path)
@@ -118,7 +131,9 @@ class DiscordClient:
             while True:
                 await self.limiter.acquire(key, major)
                 try:
-                    response = await self._send(method, path, json_body, params, permissions)
+                    response = await self._send(method, path, json_body, params,
+                                                permissions and method != "GET",
+                                                permissions and method == "GET")
                     body = _json(response)
                 except (httpx.TransportError, ValueError) as exc:
                     if attempt >= self.config.max_retries or not _retryable(method, exc):
@@ -146,8 +161,10 @@ class DiscordClient:
                 return body
 
     async def _send(self, method: str, path: str, json_body: Any,
-                    params: dict[str, str] | None, permissions: bool) -> httpx.Response:
-        headers = {"Authorization": await self._authorization(permissions)}
+                    params: dict[str, str] | None, edit_permissions: bool,
+                    read_permissions: bool) -> httpx.Response:
+        headers = {"Authorization": await self._authorization(edit_permissions,
+                                                              read_permissions)}
         self.requests += 1
         response = await self._http.request(method, path, json=json_body, params=params,
                                             headers=headers)
@@ -155,7 +172,15 @@ class DiscordClient:
         log.debug("%s %s -> %d", method, path, response.status_code)
         return response
 
-    async def _authorization(self, permissions: bool) -> str:
+    async def _authorization(self, permissions: bool, read_permissions: bool = False) -> str:
+        if read_permissions and not self.can_read_permissions:
+            raise CmdsyncError("reading permission overwrites needs DISCORD_BOT_TOKEN, or "
+                               "DISCORD_BEARER_TOKEN with scope "
+                               "applications.commands.permissions.update: client-credentials "
+                               "tokens only have applications.commands.update")
+        if read_permissions and self.auth.permissions is not None \
+                and not isinstance(self.auth.commands, Token):
+            return self.auth.permissions.header()
         if permissions:
             if self.auth.permissions is None:
                 raise CmdsyncError("editing permission overwrites needs a user's Bearer token "
