@@ -170,7 +170,8 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
     ``default_integration_types`` is the application's installation
     contexts when known (see :func:`cmdsync.normalize.canonical`).
     """
-    from cmdsync.plan_permissions import permission_changes  # it builds this module's values
+    # plan_permissions builds this module's values, so it is imported here, not on top
+    from cmdsync.plan_permissions import permission_changes, rename_warnings
 
     defaults = list(default_integration_types) if default_integration_types is not None \
         else None
@@ -187,7 +188,7 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
         perms = permission_changes(scope, live, matched, prune=prune and scope.prune,
                                    warnings=warnings, errors=errors)
         plans.append(_scope_plan(scope, live, commands, perms, errors))
-    _rename_warnings(matched, desired, live, warnings)
+    warnings.extend(rename_warnings(matched, desired, live))
     return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
                 desired.digest)
 
@@ -279,34 +280,6 @@ def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChan
                           f"after apply; Discord allows {MAX_COMMANDS_PER_TYPE[kind]}")
     return ScopePlan(scope.scope, tuple(commands), tuple(perms), True, scope.prune, creates,
                      totals, refs)
-
-
-def _rename_warnings(matched: Mapping[str, list[CommandChange]], desired: DesiredState,
-                     live: LiveState, warnings: list[str]) -> None:
-    for scope, changes in matched.items():
-        for change in changes:
-            if change.renamed_from is not None:
-                warnings.append(
-                    f"{_label(scope)}: renaming {CommandType(change.type).name.lower()} "
-                    f"{change.renamed_from!r} to {change.name!r} (id {change.id}) keeps its "
-                    "id, but Discord drops a renamed command's permission overwrites"
-                    + _where(change, desired, live))
-
-
-def _where(change: CommandChange, desired: DesiredState, live: LiveState) -> str:
-    """Which guilds get the manifest's overwrites back, and where live ones are lost."""
-    guilds = sorted((g for g, s in live.scopes.items() if g != "global"),
-                    key=lambda g: int(g) if g.isdigit() else 0)
-    managed = [g for g in guilds if (desired.scopes.get(g) is not None
-                                     and desired.scopes[g].permissions is not None)]
-    lost = [g for g in guilds if change.id in live.scopes[g].permissions
-            and g not in managed]
-    text = ""
-    if managed:
-        text += "; cmdsync puts the manifest's back in guild " + ", ".join(managed)
-    if lost:
-        text += "; lost in guild " + ", ".join(lost) + " (not in the manifest)"
-    return text
 
 
 def _label(scope: str) -> str:

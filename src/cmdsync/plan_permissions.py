@@ -20,7 +20,7 @@ from cmdsync.manifest.model import GLOBAL
 from cmdsync.model import CommandType
 from cmdsync.normalize import same
 from cmdsync.plan import Action, CommandChange, PermissionChange
-from cmdsync.state import DesiredScope, LiveState, Overwrite
+from cmdsync.state import DesiredScope, DesiredState, LiveState, Overwrite
 
 APPLICATION_WIDE = "*"
 _TYPE_NAMES = {kind.name.lower(): int(kind) for kind in CommandType}
@@ -129,6 +129,37 @@ def _find(name: str, kind: int | None, targets: Sequence[Target]) -> Target | No
         if found:
             return found[0]
     return None
+
+
+def rename_warnings(matched: Mapping[str, Sequence[CommandChange]], desired: DesiredState,
+                    live: LiveState) -> list[str]:
+    """One warning per rename: Discord drops the renamed command's overwrites."""
+    warnings = []
+    for scope, changes in matched.items():
+        for change in changes:
+            if change.renamed_from is not None:
+                warnings.append(
+                    f"{'global' if scope == GLOBAL else f'guild {scope}'}: renaming {CommandType(change.type).name.lower()} "
+                    f"{change.renamed_from!r} to {change.name!r} (id {change.id}) keeps its "
+                    "id, but Discord drops a renamed command's permission overwrites"
+                    + _where(change, desired, live))
+    return warnings
+
+
+def _where(change: CommandChange, desired: DesiredState, live: LiveState) -> str:
+    """Which guilds get the manifest's overwrites back, and where live ones are lost."""
+    guilds = sorted((g for g, s in live.scopes.items() if g != "global"),
+                    key=lambda g: int(g) if g.isdigit() else 0)
+    managed = [g for g in guilds if (desired.scopes.get(g) is not None
+                                     and desired.scopes[g].permissions is not None)]
+    lost = [g for g in guilds if change.id in live.scopes[g].permissions
+            and g not in managed]
+    text = ""
+    if managed:
+        text += "; cmdsync puts the manifest's back in guild " + ", ".join(managed)
+    if lost:
+        text += "; lost in guild " + ", ".join(lost) + " (not in the manifest)"
+    return text
 
 
 def _type(command: Mapping[str, Any]) -> int:

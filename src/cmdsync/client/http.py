@@ -69,6 +69,18 @@ class ClientConfig:
     concurrency: int = 8
 
 
+@dataclass
+class _Tries:
+    """One request's identity for rate limits, and its retry counts so far."""
+
+    method: str
+    path: str
+    route: str  # "GET /applications/{}/commands": the rate-limit route key
+    major: str  # the guild id, else the application id
+    network: int = 0  # retries after 5xx, timeouts and network errors
+    limited: int = 0  # retries after 429
+
+
 class DiscordClient:
     """An authenticated Discord API client; use as ``async with DiscordClient(...)``."""
 
@@ -124,41 +136,50 @@ class DiscordClient:
         :class:`ApiError` or :class:`NetworkError`, and
         :class:`~cmdsync.errors.CmdsyncError` when no token may call it.
         """
-        key = f"{method} {route}"
-        major = _major(path)
-        attempt = limited = 0
+        tries = _Tries(method, path, f"{method} {route}", _major(path))
         async with self.semaphore:
             while True:
-                await self.limiter.acquire(key, major)
+                await self.limiter.acquire(tries.route, tries.major)
                 try:
                     response = await self._send(method, path, json_body, params,
                                                 permissions and method != "GET",
                                                 permissions and method == "GET")
                     body = _json(response)
                 except (httpx.TransportError, ValueError) as exc:
-                    if attempt >= self.config.max_retries or not _retryable(method, exc):
-                        raise NetworkError(f"{method} {path}: no response after "
-                                           f"{attempt + 1} attempts: {_describe(exc)}",
-                                           method=method, path=path) from None
-                    await self._backoff(attempt, method, path, _describe(exc))
-                    attempt += 1
+                    await self._after_network_error(tries, exc)
                     continue
-                self.limiter.update(key, major, response.headers)
-                if response.status_code == 429 and limited < self.config.max_rate_limit_retries:
-                    wait, is_global = _retry_after(response, body)
-                    if wait <= self.config.max_retry_after:
-                        self.rate_limited += 1
-                        log.info("%s %s: 429, retrying in %.3f s", method, path, wait)
-                        self.limiter.limited(key, major, wait, is_global=is_global)
-                        limited += 1
-                        continue
-                if response.status_code >= 500 and attempt < self.config.max_retries:
-                    await self._backoff(attempt, method, path, f"HTTP {response.status_code}")
-                    attempt += 1
+                self.limiter.update(tries.route, tries.major, response.headers)
+                if await self._retry(tries, response, body):
                     continue
                 if response.status_code >= 400:
                     raise _api_error(method, path, response, body)
                 return body
+
+    async def _after_network_error(self, tries: _Tries, exc: Exception) -> None:
+        """Back off before the next try, or raise :class:`NetworkError`."""
+        if tries.network >= self.config.max_retries or not _retryable(tries.method, exc):
+            raise NetworkError(f"{tries.method} {tries.path}: no response after "
+                               f"{tries.network + 1} attempts: {_describe(exc)}",
+                               method=tries.method, path=tries.path) from None
+        await self._backoff(tries.network, tries.method, tries.path, _describe(exc))
+        tries.network += 1
+
+    async def _retry(self, tries: _Tries, response: httpx.Response, body: Any) -> bool:
+        """Whether to send again: a 429 within limits (after recording the pause) or a 5xx."""
+        status = response.status_code
+        if status == 429 and tries.limited < self.config.max_rate_limit_retries:
+            wait, is_global = _retry_after(response, body)
+            if wait <= self.config.max_retry_after:
+                self.rate_limited += 1
+                log.info("%s %s: 429, retrying in %.3f s", tries.method, tries.path, wait)
+                self.limiter.limited(tries.route, tries.major, wait, is_global=is_global)
+                tries.limited += 1
+                return True
+        if status >= 500 and tries.network < self.config.max_retries:
+            await self._backoff(tries.network, tries.method, tries.path, f"HTTP {status}")
+            tries.network += 1
+            return True
+        return False
 
     async def _send(self, method: str, path: str, json_body: Any,
                     params: dict[str, str] | None, edit_permissions: bool,
