@@ -1,0 +1,89 @@
+"""Concurrent writers to one scope, over real HTTP (threads) and in-process
+(asyncio tasks): the state always equals one of the writes, never a mix."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+from test_emulator_support import (
+    BOT,
+    GUILD_COMMANDS,
+    asgi_client,
+    chat,
+    emulator,
+    http_client,
+    http_server,
+)
+
+from cmdsync.emulator import FaultConfig, Limits
+
+WRITERS = 8
+MANY_CREATES = Limits(daily_creates=100_000)  # rounds of new commands add up
+
+
+def write_set(writer: int) -> list[dict[str, Any]]:
+    """Writer ``writer``'s whole scope: its own names, count and descriptions."""
+    return [chat(f"w{writer}-c{i}", f"Written by {writer}") for i in range(3 + writer)]
+
+
+def summary(commands: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(c["name"], c["description"]) for c in commands]
+
+
+WRITES = [summary(write_set(w)) for w in range(WRITERS)]
+
+
+def test_concurrent_bulk_overwrites_over_http() -> None:
+    instance = emulator(limits=MANY_CREATES)
+    instance.faults.configure(FaultConfig(latency=0.005))  # more overlap between requests
+    with http_server(instance) as base_url, ThreadPoolExecutor(WRITERS) as pool:
+        def write(writer: int) -> list[tuple[str, str]]:
+            with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+                response = api.put(GUILD_COMMANDS, json=write_set(writer))
+                assert response.status_code == 200
+                return summary(response.json())
+
+        for _ in range(5):
+            answers = list(pool.map(write, range(WRITERS)))
+            assert answers == WRITES  # each writer got back exactly what it wrote
+            with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+                final = api.get(GUILD_COMMANDS).json()
+            assert summary(final) in WRITES
+            assert len({c["id"] for c in final}) == len(final)
+
+
+def test_concurrent_creates_of_one_name_make_one_command() -> None:
+    with http_server(emulator()) as base_url, ThreadPoolExecutor(WRITERS) as pool:
+        def create(writer: int) -> tuple[int, str]:
+            with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+                response = api.post(GUILD_COMMANDS, json=chat("same", f"By {writer}"))
+                return response.status_code, response.json()["id"]
+
+        results = list(pool.map(create, range(WRITERS)))
+        with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+            final = api.get(GUILD_COMMANDS).json()
+    assert sorted(status for status, _ in results) == [200] * (WRITERS - 1) + [201]
+    assert {command_id for _, command_id in results} == {final[0]["id"]}
+    assert len(final) == 1 and final[0]["description"] in {f"By {w}" for w in range(WRITERS)}
+
+
+@pytest.mark.anyio
+async def test_concurrent_writers_in_process() -> None:
+    instance = emulator(limits=MANY_CREATES)
+    async with asgi_client(instance) as api:
+        async def write(writer: int) -> httpx.Response:
+            if writer % 3 == 2:  # mix in creates and deletes of single commands
+                made = await api.post(GUILD_COMMANDS, json=chat("solo"), headers=BOT)
+                await api.delete(f"{GUILD_COMMANDS}/{made.json()['id']}", headers=BOT)
+            return await api.put(GUILD_COMMANDS, json=write_set(writer), headers=BOT)
+
+        for _ in range(5):
+            responses = await asyncio.gather(*(write(w) for w in range(WRITERS)))
+            assert {r.status_code for r in responses} == {200}
+            final = (await api.get(GUILD_COMMANDS, headers=BOT)).json()
+            assert summary(final) in WRITES or summary(final) in [
+                w + [("solo", "Check the bot is alive")] for w in WRITES]
