@@ -84,11 +84,12 @@ def test_create_update_delete_no_op() -> None:
             FieldChange("options[name=user].required", False, True)),
             {"name": "ban", "description": "Ban a member", "options": [
                 {"type": 6, "name": "user", "description": "Who", "required": True}],
-             "id": "11"}),
+             "id": "11", "integration_types": [0]}),
          CommandChange(Action.CREATE, "global", 1, "new", body=new_body),
          CommandChange(Action.DELETE, "global", 1, "old", "12", "120"),
          CommandChange(Action.NO_OP, "global", 1, "ping", "10", "100", (),
-                       {"name": "ping", "description": "ping command", "id": "10"})),
+                       {"name": "ping", "description": "ping command", "id": "10",
+                        "integration_types": [0]})),
         (), True, True, 1, {**TOTALS, "CHAT_INPUT": 3}, refs(ping, ban, old)),),
         (), (), state.digest)
     assert (plan.count(Action.CREATE), plan.count(Action.UPDATE),
@@ -318,7 +319,11 @@ def test_guild_prune_overrides_top_level() -> None:
 def test_integration_types_default() -> None:
     current = cmd("80", "ping", integration_types=[0, 1])
     state = desired("commands: [{name: ping, description: ping command}]\n")
-    assert not diff(state, live({"global": [current]})).has_changes
+    unknown = diff(state, live({"global": [current]}))
+    assert not unknown.has_changes
+    # apply sends what the plan compared against, so it cannot reset it unseen
+    assert unknown.scopes[0].commands[0].body == {
+        "name": "ping", "description": "ping command", "id": "80", "integration_types": [0, 1]}
     plan = diff(state, live({"global": [current]}), default_integration_types=[0])
     assert plan.scopes[0].commands[0].changes == (
         FieldChange("integration_types", [0, 1], [0]),)

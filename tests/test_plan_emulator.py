@@ -284,3 +284,25 @@ def test_corpus_commands_sent_then_planned_are_no_change(path: Any, tmp_path: An
     plan = asyncio.run(scenario())
     assert len(plan.scopes[0].commands) == len(bodies)
     assert not plan.has_changes, [c for c in plan.scopes[0].commands if c.changes]
+
+
+def test_unknown_integration_default_is_kept_by_apply() -> None:
+    """The manifest omits integration_types and the app's default is not known: the plan
+    compares against the live value, and apply sends it, so nothing changes unseen."""
+    seed = emulator_seed.default_seed()
+    seed["applications"][0]["integration_types"] = ["guild_install", "user_install"]
+    state = desired("commands: [{name: ping, description: New}]\n")
+
+    async def scenario() -> tuple[Plan, list[dict[str, Any]], Plan]:
+        async with make_client(new_emulator(seed=seed)) as client:
+            await endpoints.bulk_overwrite(client, APP, "global", [
+                {"name": "ping", "description": "Old", "integration_types": [1]}])
+            first = await plan_of(client, state)
+            await apply(client, first)
+            return first, await endpoints.list_commands(client, APP, "global"), \
+                await plan_of(client, state)
+
+    first, live_after, second = asyncio.run(scenario())
+    assert first.scopes[0].commands[0].changes == (FieldChange("description", "Old", "New"),)
+    assert live_after[0]["integration_types"] == [1]
+    assert not second.has_changes

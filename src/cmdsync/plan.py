@@ -238,10 +238,15 @@ def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
                                    default_integration_types=defaults), before)
     changes = tuple(FieldChange(*c) for c in field_changes(before, after))
     new_name = str(body.get("name"))
+    sent = {**body, "id": str(current["id"])}
+    if scope == "global" and body.get("integration_types") is None \
+            and after.get("integration_types") is not None:
+        # The plan compared against the live value (the app's default is not
+        # known): send it, so apply keeps what the plan showed.
+        sent["integration_types"] = list(after["integration_types"])
     return CommandChange(
         Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
-        str(current["id"]), _version(current), changes,
-        {**body, "id": str(current["id"])},
+        str(current["id"]), _version(current), changes, sent,
         renamed_from=name if new_name != name else None)
 
 
