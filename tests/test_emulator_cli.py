@@ -62,7 +62,7 @@ def running(*args: str) -> Iterator[tuple[str, list[str]]]:
 
 
 def test_it_serves_http_and_prints_the_default_credentials() -> None:
-    with running() as (base_url, lines), http_client(f"{base_url}/api/v10",
+    with running("--host", "127.0.0.1") as (base_url, lines), http_client(f"{base_url}/api/v10",
                                                      headers=BOT) as api:
         assert api.post(GLOBAL, json=chat()).status_code == 201
         assert [c["name"] for c in api.get(GLOBAL).json()] == ["ping"]

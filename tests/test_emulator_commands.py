@@ -4,6 +4,7 @@ bulk overwrite, and when ``version`` changes (issue 3 "Endpoints", "Semantics").
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,8 @@ from test_emulator_support import (
     names,
     option,
 )
+
+from cmdsync.emulator import new_emulator
 
 pytestmark = pytest.mark.anyio
 SCOPES = [GLOBAL, GUILD_COMMANDS]
@@ -180,6 +183,21 @@ async def test_version_changes_on_every_real_change(api: httpx.AsyncClient) -> N
         versions.append(edited["version"])
     assert len(set(versions)) == len(versions)
     assert versions == sorted(versions, key=int)
+
+
+async def test_a_state_file_keeps_commands_across_instances(tmp_path: Path) -> None:
+    state = str(tmp_path / "local.sqlite")
+    first = new_emulator(state=state)
+    async with asgi_client(first) as api:
+        created = (await api.post(GUILD_COMMANDS, json=chat(), headers=BOT)).json()
+    first.store.close()
+    second = new_emulator(state=state)  # the seed again: identities only, commands kept
+    async with asgi_client(second) as api:
+        listed = (await api.get(GUILD_COMMANDS, headers=BOT,
+                                params={"with_localizations": "true"})).json()
+        again = (await api.post(GUILD_COMMANDS, json=chat("pong"), headers=BOT)).json()
+    assert listed == [created]
+    assert int(again["id"]) > int(created["version"])  # snowflakes keep increasing
 
 
 async def test_api_prefixes_and_ids(api: httpx.AsyncClient) -> None:

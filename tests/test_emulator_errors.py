@@ -158,6 +158,7 @@ async def test_path_ids_must_be_snowflakes(api: httpx.AsyncClient, path: str,
 
 @pytest.mark.parametrize(("method", "path", "status"), [
     ("GET", "/nope", 404), ("GET", "/applications", 404), ("GET", "/", 404),
+    ("GET", f"{GLOBAL}/", 404),
     ("DELETE", GLOBAL, 405), ("POST", f"{GLOBAL}/1", 405),
     ("PUT", f"/applications/{APP}/guilds/{GUILD}/commands/permissions", 405),
     ("PATCH", "/oauth2/token", 405),

@@ -23,6 +23,7 @@ from test_emulator_support import (
 )
 
 from cmdsync.emulator import Emulator
+from cmdsync.emulator.instance import LogEntry, RequestLog
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +98,15 @@ def test_admin_log_counts_reads_writes_and_creates(api: httpx.Client, admin: htt
     assert log["requests"][0]["path"] == f"/api/v10{GLOBAL}"
     assert admin.delete("/log").status_code == 204
     assert admin.get("/log").json()["counts"]["requests"] == 0
+
+
+def test_the_log_keeps_counting_past_its_last_entries() -> None:
+    log = RequestLog(keep=2)
+    for status in (200, 429, 404):
+        log.record(LogEntry("GET", "/x", "GET /x", status, 0.0))
+    assert [e.status for e in log.entries()] == [429, 404]
+    assert log.counts() == {"requests": 3, "reads": 3, "writes": 0, "tokens": 0, "creates": 0,
+                            "rate_limited": 1, "errors": 2}
 
 
 def test_admin_reset_and_seed(api: httpx.Client, admin: httpx.Client) -> None:

@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, Router
 
 from cmdsync.emulator import admin, auth, errors, oauth
 from cmdsync.emulator.call import Call, Reply
@@ -47,10 +47,13 @@ def create_app(emulator: Emulator) -> Starlette:
         methods = {r.method: r for r in ROUTES if r.path == path}
         api.append(Route(path, _endpoint(methods), methods=list(methods)))
     api.append(Route("/oauth2/token", _oauth2_token, methods=["POST"]))
-    routes: list[BaseRoute] = [Mount(prefix, routes=api) for prefix in API_PREFIXES]
-    routes.append(Mount("/_emulator", routes=admin.routes()))
+    # No redirects for trailing slashes: Discord does not send any.
+    routes: list[BaseRoute] = [Mount(prefix, app=Router(api, redirect_slashes=False))
+                               for prefix in API_PREFIXES]
+    routes.append(Mount("/_emulator", app=Router(admin.routes(), redirect_slashes=False)))
     app = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Exception: _server_error})
+    app.router.redirect_slashes = False
     app.state.emulator = emulator
     return app
 

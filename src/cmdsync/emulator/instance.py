@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,19 +41,28 @@ class LogEntry:
 
 
 class RequestLog:
-    """Every API request since the last reset, with counts (thread-safe)."""
+    """API requests since the last reset, with counts (thread-safe).
 
-    def __init__(self) -> None:
+    Counts cover every request; only the last ``keep`` entries are kept, so a
+    long-running emulator does not grow without bound.
+    """
+
+    def __init__(self, keep: int = 10_000) -> None:
         self._lock = threading.Lock()
-        self._entries: list[LogEntry] = []
+        self._entries: deque[LogEntry] = deque(maxlen=keep)
+        self._counts = Counter[str]()
 
     def record(self, entry: LogEntry) -> None:
         with self._lock:
             self._entries.append(entry)
+            self._counts.update({"requests": 1, f"{entry.kind}s": 1, "creates": entry.creates,
+                                 "rate_limited": entry.status == 429,
+                                 "errors": entry.status >= 400})
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._counts.clear()
 
     def entries(self) -> list[LogEntry]:
         with self._lock:
@@ -61,16 +71,9 @@ class RequestLog:
     def counts(self) -> dict[str, int]:
         """``requests``, ``reads``, ``writes``, ``tokens`` (OAuth2), ``creates``
         (commands created), ``rate_limited`` (429s), ``errors`` (4xx and 5xx)."""
-        entries = self.entries()
-        return {
-            "requests": len(entries),
-            "reads": sum(1 for e in entries if e.kind == "read"),
-            "writes": sum(1 for e in entries if e.kind == "write"),
-            "tokens": sum(1 for e in entries if e.kind == "token"),
-            "creates": sum(e.creates for e in entries),
-            "rate_limited": sum(1 for e in entries if e.status == 429),
-            "errors": sum(1 for e in entries if e.status >= 400),
-        }
+        with self._lock:
+            return {key: int(self._counts[key]) for key in (
+                "requests", "reads", "writes", "tokens", "creates", "rate_limited", "errors")}
 
 
 class Emulator:

@@ -34,14 +34,7 @@ def client_credentials(store: Store, body: bytes, authorization: str | None, *,
                                                keep_blank_values=True).items()}
     except UnicodeDecodeError:
         return 400, {"error": "invalid_request"}
-    client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
-    scheme, _, encoded = (authorization or "").strip().partition(" ")
-    if scheme.lower() == "basic":
-        try:
-            client_id, _, secret = base64.b64decode(encoded, validate=True).decode(
-                "utf-8").partition(":")
-        except (binascii.Error, UnicodeDecodeError):
-            return 401, {"error": "invalid_client"}
+    client_id, secret = _client(form, authorization)
     app = store.application(client_id)
     if app is None or not secret or not secrets.compare_digest(
             secret.encode(), app.client_secret.encode()):
@@ -58,3 +51,16 @@ def client_credentials(store: Store, body: bytes, authorization: str | None, *,
                           frozenset()))
     return 200, {"access_token": value, "token_type": "Bearer",
                  "expires_in": TOKEN_LIFETIME, "scope": " ".join(sorted(scopes))}
+
+
+def _client(form: dict[str, str], authorization: str | None) -> tuple[str, str]:
+    """``(client_id, client_secret)`` from HTTP Basic, else from the form ("" if bad)."""
+    scheme, _, encoded = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "basic":
+        return form.get("client_id", ""), form.get("client_secret", "")
+    try:
+        client_id, _, secret = base64.b64decode(encoded, validate=True).decode(
+            "utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return "", ""
+    return client_id, secret

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 K = TypeVar("K")
+_MAX_WINDOWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class RateLimiter:
         """Count one request of ``token`` in ``bucket`` (a route's bucket name)."""
         bucket_hash = hashlib.sha1(bucket.encode()).hexdigest()[:16]
         with self._lock:
+            if len(self._routes) > _MAX_WINDOWS:  # forget windows that have reset
+                self._routes = {k: w for k, w in self._routes.items() if w.reset_at > now}
             cfg = self.config
             route: _Window | None = None
             if cfg.route_limit:
