@@ -38,8 +38,9 @@ KEYS = ["type", "name", "description", "options", "choices", "required", "value"
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[Emulator, str]]:
-    with http_server(emulator()) as base_url:
-        yield emulator, base_url
+    instance = emulator()
+    with http_server(instance) as base_url:
+        yield instance, base_url
 
 
 @pytest.fixture(scope="module")

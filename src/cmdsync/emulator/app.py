@@ -7,8 +7,9 @@ and the admin API under ``/_emulator/`` (:mod:`cmdsync.emulator.admin`).
 
 Every API request goes through the same steps, each able to answer early:
 injected faults (latency, 500/502, dropped connection), authentication (401),
-path snowflakes (50035), rate limits (429), the JSON body (50109, 413), then
-the handler in a worker thread. Unknown paths answer ``404: Not Found`` and
+rate limits (429), path snowflakes (50035), the JSON body (413, 50109), then
+the handler in a worker thread (:mod:`cmdsync.emulator.routes`), whose
+answers carry the rate-limit headers too. Unknown paths answer ``404: Not Found`` and
 known paths with another method ``405: Method Not Allowed``, both code 0.
 """
 
