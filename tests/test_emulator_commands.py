@@ -15,6 +15,7 @@ from test_emulator_support import (
     GLOBAL,
     GUILD,
     GUILD_COMMANDS,
+    FakeClock,
     asgi_client,
     chat,
     emulator,
@@ -198,6 +199,17 @@ async def test_a_state_file_keeps_commands_across_instances(tmp_path: Path) -> N
         again = (await api.post(GUILD_COMMANDS, json=chat("pong"), headers=BOT)).json()
     assert listed == [created]
     assert int(again["id"]) > int(created["version"])  # snowflakes keep increasing
+
+
+async def test_snowflakes_increase_even_when_the_clock_goes_back() -> None:
+    clock = FakeClock()
+    async with asgi_client(emulator(clock=clock)) as api:
+        first = (await api.post(GLOBAL, json=chat("a"), headers=BOT)).json()
+        clock.advance(-3600)
+        second = (await api.post(GLOBAL, json=chat("b"), headers=BOT)).json()
+    assert int(first["id"]) < int(first["version"]) < int(second["id"]) < int(
+        second["version"])
+    assert int(first["id"]) >> 22 == int(clock.now * 1000 + 3600_000) - 1_420_070_400_000
 
 
 async def test_api_prefixes_and_ids(api: httpx.AsyncClient) -> None:

@@ -72,7 +72,8 @@ class Scope:
     def commands(self) -> list[StoredCommand]:
         return self.store.commands(self.db, self.app.id, self.guild_id)
 
-    def body(self, item: dict[str, Any]) -> dict[str, Any]:
+    def stored(self, item: dict[str, Any]) -> dict[str, Any]:
+        """The canonical stored form of a validated command body in this scope."""
         return stored_body(item, guild=bool(self.guild_id),
                            integration_types=self.app.integration_types)
 
@@ -108,7 +109,7 @@ def upsert(scope: Scope, payload: Any) -> tuple[int, StoredCommand]:
         raise errors.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
     validate([payload], scope, single=True)
-    body = scope.body(payload)
+    body = scope.stored(payload)
     existing = scope.commands()
     match = next((c for c in existing if (c.type, c.name) == (body["type"], body["name"])),
                  None)
@@ -129,7 +130,7 @@ def edit(scope: Scope, command_id: str, payload: Any) -> StoredCommand:
                                  "Only dictionaries may be used in a ModelType")
     merged = {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}}
     validate([merged], scope, single=True)
-    body = scope.body(merged)
+    body = scope.stored(merged)
     if any(c.id != old.id and (c.type, c.name) == (old.type, body["name"])
            for c in scope.commands()):
         raise errors.name_taken()
@@ -191,7 +192,7 @@ def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredComma
     plan: list[tuple[StoredCommand | None, dict[str, Any]]] = []
     unknown = []
     for index, item in enumerate(items):
-        body = scope.body(item)
+        body = scope.stored(item)
         if item.get("id") is not None:
             old = by_id.get(str(item["id"]))
             if old is None or old.type != body["type"]:

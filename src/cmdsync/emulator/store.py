@@ -162,12 +162,15 @@ class Store:
 
     def next_snowflake(self, db: sqlite3.Connection, now: float) -> str:
         """A new snowflake at ``now`` (epoch seconds): milliseconds since
-        Discord's epoch, then a counter, so ids increase within a state."""
+        Discord's epoch shifted left 22 bits, and always above the last one
+        issued in this state, so ids are unique and increase even if the clock
+        stands still or goes back."""
         row = db.execute("SELECT value FROM counters WHERE name = 'snowflake'").fetchone()
-        counter = (row["value"] if row else 0) + 1
-        db.execute("INSERT OR REPLACE INTO counters VALUES ('snowflake', ?)", (counter,))
+        last = int(row["value"]) if row else 0
         millis = max(int(now * 1000) - DISCORD_EPOCH_MS, 0)
-        return str((millis << 22) | (counter & 0x3FFFFF))
+        value = max(millis << 22, last + 1)
+        db.execute("INSERT OR REPLACE INTO counters VALUES ('snowflake', ?)", (value,))
+        return str(value)
 
     def commands(self, db: sqlite3.Connection, app_id: str, guild_id: str
                  ) -> list[StoredCommand]:
