@@ -89,7 +89,7 @@ def test_the_state_file_survives_a_restart_and_the_seed_file_is_used(tmp_path: P
     with running("--state", str(state), "--seed", str(seed)) as (base_url, _), http_client(
             f"{base_url}/api/v10", headers=headers) as api:
         listed = api.get(path, params={"with_localizations": "true"}).json()
-    assert [(c["name"], c["type"]) for c in listed] == [("launch", 4), ("ping", 1)]
+    assert [(c["name"], c["type"]) for c in listed] == [("Launch", 4), ("ping", 1)]
     assert listed[1] == made
 
 

@@ -119,7 +119,7 @@ guilds: [{id: "888888888888888888"}]
     assert admin.post("/seed", content=seed).status_code == 204
     seven = {"Authorization": "Bot seven"}
     launch = api.get("/applications/777777777777777777/commands", headers=seven).json()
-    assert [c["name"] for c in launch] == ["launch"]
+    assert [c["name"] for c in launch] == ["Launch"]
     assert [c["name"] for c in api.get(GLOBAL).json()] == ["ping"]
     assert admin.post("/reset").status_code == 204
     assert api.get(GLOBAL).json() == []
@@ -129,7 +129,7 @@ guilds: [{id: "888888888888888888"}]
     assert api.get(GLOBAL).status_code == 401
     state = admin.get("/state").json()
     assert [a["id"] for a in state["applications"]] == ["777777777777777777"]
-    assert [(c["name"], c["guild_id"]) for c in state["commands"]] == [("launch", None)]
+    assert [(c["name"], c["guild_id"]) for c in state["commands"]] == [("Launch", None)]
     for bad in ("[1, 2]", "applications: []", "applications: [{id: 1}]", "{{"):
         refused = admin.post("/reset", content=bad)
         assert refused.status_code == 400 and refused.json()["code"] == 0

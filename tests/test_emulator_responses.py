@@ -136,4 +136,4 @@ async def test_entry_points_carry_their_handler() -> None:
     async with asgi_client(emulator(seed=EMBEDDED_SEED)) as api:
         listed = (await api.get("/applications/444444444444444444/commands",
                                 headers={"Authorization": "Bot activity-bot-token"})).json()
-    assert [(c["type"], c["name"], c["handler"]) for c in listed] == [(4, "launch", 2)]
+    assert [(c["type"], c["name"], c["handler"]) for c in listed] == [(4, "Launch", 2)]

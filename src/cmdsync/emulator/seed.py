@@ -17,7 +17,7 @@ that default and has its shape::
         integration_types: [guild_install, user_install]   # default [guild_install]
         bot_token: my-bot-token
         client_secret: my-secret
-        entry_point: true        # EMBEDDED apps start with a global "launch" entry point
+        entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (FACTS.md)
     guilds:
       - {id: "555555555555555555", name: Test guild}
     users:
@@ -61,7 +61,7 @@ DEFAULT_SEED: dict[str, Any] = {
 }
 FLAG_NAMES = {"embedded": APPLICATION_FLAG_EMBEDDED}
 # The entry point Discord creates for an app with an Activity (FACTS.md).
-ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "launch",
+ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
                "description": "Launch an activity", "handler": 2}
 
 

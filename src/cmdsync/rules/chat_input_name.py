@@ -5,7 +5,8 @@ Discord's name rule (FACTS.md "Validation rules"): 1-32 characters from
 script, ``-``, ``_`` and ``'``; no spaces), and lowercase wherever the letter
 has a lowercase form. Localized names follow the same rule. The service
 rejects other names with 50035 ``APPLICATION_COMMAND_INVALID_NAME``.
-Entry-point commands (PRIMARY_ENTRY_POINT) are held to the same rule.
+Entry-point commands (PRIMARY_ENTRY_POINT) are not: Discord itself creates
+the default one as "Launch" (FACTS.md "Endpoints"); CS102 checks their length.
 
 Failing::
 
@@ -40,7 +41,6 @@ TITLE = "Slash command and option names match Discord's pattern"
 SEVERITY = Severity.ERROR
 
 PATTERN = regex.compile(r"^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$")
-_SLASH_TYPES = (CommandType.CHAT_INPUT, CommandType.PRIMARY_ENTRY_POINT)
 
 
 def problem(name: str) -> str | None:
@@ -58,7 +58,7 @@ def problem(name: str) -> str | None:
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:
     for entry in manifest.commands:
-        if entry.type in _SLASH_TYPES:
+        if entry.type == CommandType.CHAT_INPUT:
             yield from _names(entry, entry.data, entry.path, "command name")
         for option in options(entry):
             yield from _names(entry, option.data, option.path, "option name")

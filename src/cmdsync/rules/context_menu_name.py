@@ -1,9 +1,12 @@
-"""USER and MESSAGE command names must be 1-32 characters long.
+"""USER, MESSAGE and PRIMARY_ENTRY_POINT command names must be 1-32 characters long.
 
 Context-menu commands (USER and MESSAGE) are named as they appear in the
 right-click menu: any case and spaces are allowed, but the name must be 1-32
 characters, and so must every localized name (FACTS.md "Validation rules").
 The service rejects other lengths with 50035 ``BASE_TYPE_BAD_LENGTH``.
+Entry points (PRIMARY_ENTRY_POINT) are held to the same rule: Discord
+creates the default one as "Launch", upper case, so the slash-command
+pattern does not apply to them (FACTS.md "Endpoints").
 Slash-command names are checked by CS101.
 
 Failing::
@@ -35,11 +38,12 @@ from cmdsync.rules.util import localized, where
 
 ID = "CS102"
 NAME = "context-menu-name"
-TITLE = "User and message command names are 1-32 characters"
+TITLE = "User, message and entry-point command names are 1-32 characters"
 SEVERITY = Severity.ERROR
 
 MAX_LENGTH = 32
-_KINDS: dict[int, str] = {CommandType.USER: "user", CommandType.MESSAGE: "message"}
+_KINDS: dict[int, str] = {CommandType.USER: "user", CommandType.MESSAGE: "message",
+                          CommandType.PRIMARY_ENTRY_POINT: "entry-point"}
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:
