@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cmdsync.errors import CmdsyncError, UsageError
 from cmdsync.fetch import Connection, fetch_live, local_application_id, open_session
+from cmdsync.guardrails import with_budget_warnings
+from cmdsync.ledger import load as load_ledger
 from cmdsync.plan import Plan, diff
-from cmdsync.state import desired_state
+from cmdsync.state import DesiredState, desired_state
 from cmdsync.validate import ValidationResult, validate_paths
 
 
@@ -60,20 +63,39 @@ def resolve_application_id(*, manifest: str | None, flag: str | None,
     return chosen
 
 
-def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
-               prune: bool = True, env: Mapping[str, str] | None = None,
-               cwd: str | None = None) -> PlanRun:
-    """Validate ``paths``, then plan them against the live state; see the module docstring."""
-    env = os.environ if env is None else env
+def prepare(paths: list[str], *, connection: Connection, application_id: str | None,
+            env: Mapping[str, str]) -> tuple[ValidationResult, DesiredState | None]:
+    """Validate ``paths`` and build their desired state (None when validation failed).
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` as
+    :func:`resolve_application_id` does.
+    """
     validation = validate_paths(paths, env=env)
     if validation.errors or validation.unreadable or validation.manifest is None:
-        return PlanRun(validation)
+        return validation, None
     manifest = validation.manifest
     local_default = local_application_id() if connection.local else None
     own = None if application_id or connection.local else desired_state(manifest).application_id
     app = resolve_application_id(manifest=own, flag=application_id, env=env,
                                  local_default=local_default)
-    desired = desired_state(manifest, application_id=app)
+    return validation, desired_state(manifest, application_id=app)
+
+
+def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
+               prune: bool = True, env: Mapping[str, str] | None = None,
+               cwd: str | None = None) -> PlanRun:
+    """Validate ``paths``, then plan them against the live state; see the module docstring.
+
+    The plan warns when the create ledger (:mod:`cmdsync.ledger`, under
+    ``cwd``) shows today's create budget running low.
+    """
+    env = os.environ if env is None else env
+    cwd = os.getcwd() if cwd is None else cwd
+    validation, desired = prepare(paths, connection=connection, application_id=application_id,
+                                  env=env)
+    if desired is None:
+        return PlanRun(validation)
+    app = str(desired.application_id)
 
     async def run() -> tuple[Plan, str]:
         guilds = [scope for scope in desired.scopes if scope != "global"]
@@ -82,4 +104,5 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
             return diff(desired, live, prune=prune), session.api_url
 
     plan, api_url = asyncio.run(run())
+    plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
     return PlanRun(validation, plan, api_url)

@@ -136,6 +136,15 @@ def save(plan: Plan, path: str, *, api_url: str | None = None) -> None:
 
 def load(path: str) -> Plan:
     """Read a saved plan, checked against ``schemas/plan.schema.json``."""
+    return load_with_source(path)[0]
+
+
+def load_with_source(path: str) -> tuple[Plan, str | None]:
+    """A saved plan and its ``api_url`` (where live state was read; None if not recorded).
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` for an unreadable file or
+    one that is not a cmdsync plan.
+    """
     from jsonschema import Draft202012Validator
 
     from cmdsync.schemas import load_schema
@@ -150,4 +159,5 @@ def load(path: str) -> Plan:
     if problems:
         where = "/".join(str(p) for p in problems[0].absolute_path)
         raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: {problems[0].message}")
-    return from_document(data)
+    api_url = data.get("api_url")
+    return from_document(data), api_url if isinstance(api_url, str) else None

@@ -47,6 +47,19 @@ async def list_guild_permissions(client: DiscordClient, application_id: str,
     return cast(list[Json], body or [])
 
 
+async def check_user_token(client: DiscordClient, application_id: str, guild_id: str) -> None:
+    """``GET .../guilds/{guild}/commands/permissions`` with the user's Bearer token.
+
+    A read that proves, before any write, that the token exists, belongs to
+    the application (else 403 code 20012) and has scope
+    ``applications.commands.permissions.update`` (else 401 code 40001).
+    Whether the user may manage the guild (403 code 50013) only a PUT shows.
+    """
+    path, route = commands_path(application_id, guild_id)
+    await client.request("GET", path + "/permissions", route=route + "/permissions",
+                         permissions=True, as_user=True)
+
+
 async def create_command(client: DiscordClient, application_id: str, scope: str,
                          body: Mapping[str, Any]) -> Json:
     """``POST .../commands``: create (201), or overwrite the same name and type (200)."""

@@ -69,6 +69,15 @@ class ClientConfig:
     concurrency: int = 8
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One HTTP request sent: method, path, and status (None: no response arrived)."""
+
+    method: str
+    path: str
+    status: int | None
+
+
 @dataclass
 class _Tries:
     """One request's identity for rate limits, and its retry counts so far."""
@@ -104,6 +113,7 @@ class DiscordClient:
         self._exchange_lock = asyncio.Lock()
         self.requests = 0
         self.rate_limited = 0
+        self.exchanges: list[Exchange] = []  # every request sent, retries included
 
     def __repr__(self) -> str:
         return f"DiscordClient(base_url={self.config.base_url!r})"
@@ -126,13 +136,15 @@ class DiscordClient:
         return bot or self.auth.permissions is not None
 
     async def request(self, method: str, path: str, *, route: str, json_body: Any = None,
-                      params: dict[str, str] | None = None, permissions: bool = False) -> Any:
+                      params: dict[str, str] | None = None, permissions: bool = False,
+                      as_user: bool = False) -> Any:
         """Send one request and return its JSON body (None for 204).
 
         ``route`` is the path template that names the rate-limit route
         (``/applications/{}/guilds/{}/commands``). ``permissions`` marks a
         permission endpoint: a GET uses the bot token, else the user's Bearer
-        token; a PUT always the user's Bearer token. Raises
+        token (always the user's with ``as_user``); a PUT always the user's
+        Bearer token. Raises
         :class:`ApiError` or :class:`NetworkError`, and
         :class:`~cmdsync.errors.CmdsyncError` when no token may call it.
         """
@@ -141,9 +153,9 @@ class DiscordClient:
             while True:
                 await self.limiter.acquire(tries.route, tries.major)
                 try:
-                    response = await self._send(method, path, json_body, params,
-                                                permissions and method != "GET",
-                                                permissions and method == "GET")
+                    user = permissions and (method != "GET" or as_user)
+                    response = await self._send(method, path, json_body, params, user,
+                                                permissions and not user)
                     body = _json(response)
                 except (httpx.TransportError, ValueError) as exc:
                     await self._after_network_error(tries, exc)
@@ -187,9 +199,14 @@ class DiscordClient:
         headers = {"Authorization": await self._authorization(edit_permissions,
                                                               read_permissions)}
         self.requests += 1
-        response = await self._http.request(method, path, json=json_body, params=params,
-                                            headers=headers)
-        await response.aread()
+        try:
+            response = await self._http.request(method, path, json=json_body, params=params,
+                                                headers=headers)
+            await response.aread()
+        except httpx.TransportError:
+            self.exchanges.append(Exchange(method, path, None))
+            raise
+        self.exchanges.append(Exchange(method, path, response.status_code))
         log.debug("%s %s -> %d", method, path, response.status_code)
         return response
 
