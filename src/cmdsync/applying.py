@@ -37,7 +37,6 @@ from cmdsync.fetch import (
     LOCAL_STATE,
     Connection,
     Session,
-    fetch_live,
     fetch_scopes,
     open_session,
 )
@@ -49,8 +48,8 @@ from cmdsync.guardrails import (
     with_budget_warnings,
 )
 from cmdsync.manifest.model import CommandEntry
-from cmdsync.plan import Plan, diff
-from cmdsync.planning import prepare
+from cmdsync.plan import Plan
+from cmdsync.planning import plan_live, prepare
 from cmdsync.state import DesiredState, LiveState
 from cmdsync.validate import ValidationResult
 
@@ -105,18 +104,16 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
     if desired is None:
         return ApplyRun(validation)
     state: DesiredState = desired
-    app = str(state.application_id)
 
     async def run() -> ApplyRun:
         guilds = [s for s in state.scopes if s != "global"]
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
             async def read() -> LiveState:
-                return await fetch_live(session.client, app, state)
+                return (await plan_live(session.client, state, prune=options.prune))[1]
 
-            live = await read()
-            plan = with_budget_warnings(diff(state, live, prune=options.prune),
-                                        ledger=ledger.load(cwd), api_url=session.api_url,
-                                        now=clock())
+            plan, live = await plan_live(session.client, state, prune=options.prune)
+            plan = with_budget_warnings(plan, ledger=ledger.load(cwd),
+                                        api_url=session.api_url, now=clock())
             hooks.show_plan(plan)
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                                 cwd=cwd, clock=clock, entries=_entries(state),

@@ -16,12 +16,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from cmdsync.client.http import DiscordClient
 from cmdsync.errors import CmdsyncError, UsageError
 from cmdsync.fetch import Connection, fetch_live, local_application_id, open_session
 from cmdsync.guardrails import with_budget_warnings
 from cmdsync.ledger import load as load_ledger
 from cmdsync.plan import Plan, diff
-from cmdsync.state import DesiredState, desired_state
+from cmdsync.state import DesiredState, LiveState, desired_state
 from cmdsync.validate import ValidationResult, validate_paths
 
 
@@ -81,6 +82,16 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
     return validation, desired_state(manifest, application_id=app)
 
 
+async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool
+                    ) -> tuple[Plan, LiveState]:
+    """Read the live state ``desired`` needs and diff: the plan, and the state it saw.
+
+    ``plan`` and ``apply`` both plan through here, so they plan alike.
+    """
+    live = await fetch_live(client, str(desired.application_id), desired)
+    return diff(desired, live, prune=prune), live
+
+
 def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
                prune: bool = True, env: Mapping[str, str] | None = None,
                cwd: str | None = None) -> PlanRun:
@@ -95,13 +106,12 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
                                   env=env)
     if desired is None:
         return PlanRun(validation)
-    app = str(desired.application_id)
 
     async def run() -> tuple[Plan, str]:
         guilds = [scope for scope in desired.scopes if scope != "global"]
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            live = await fetch_live(session.client, app, desired)
-            return diff(desired, live, prune=prune), session.api_url
+            plan, _ = await plan_live(session.client, desired, prune=prune)
+            return plan, session.api_url
 
     plan, api_url = asyncio.run(run())
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
