@@ -278,6 +278,98 @@ def pull(
     return EXIT_OK
 
 
+class StrategyChoice(str, enum.Enum):
+    auto = "auto"
+    bulk = "bulk"
+    per_command = "per-command"
+
+
+class OnErrorChoice(str, enum.Enum):
+    stop = "stop"
+    continue_ = "continue"
+
+
+NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
+               "Review the plan with `cmdsync plan`, then run `cmdsync apply --auto-approve`; "
+               "or save it with `cmdsync plan --out plan.json` and run `cmdsync apply "
+               "plan.json`")
+
+
+@app.command()
+def apply(
+    paths: Annotated[list[str], typer.Argument(
+        help="Manifest files or directories (a backup restores), or one saved plan "
+             "(`cmdsync plan --out FILE`).", metavar="MANIFEST...|PLANFILE",
+        show_default=False)],
+    auto_approve: Annotated[bool, typer.Option(
+        "--auto-approve", help="Apply without asking (for CI).")] = False,
+    strategy: Annotated[StrategyChoice, typer.Option(
+        "--strategy", help="bulk: one PUT per changed scope; per-command: POST/PATCH/DELETE "
+        "for what changed; auto: fewer creates, then fewer requests.")] = StrategyChoice.auto,
+    on_error: Annotated[OnErrorChoice, typer.Option(
+        "--on-error", help="After a scope fails: stop, or continue with the other scopes.")]
+        = OnErrorChoice.stop,
+    output: Annotated[PlanFormat, typer.Option(
+        "--format", "-f", help="text, or json (the result, with every request made).")]
+        = PlanFormat.text,
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    application_id: ApplicationOption = None,
+    no_prune: Annotated[bool, typer.Option(
+        "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    token_file: TokenFileOption = None,
+    client_secret_file: SecretFileOption = None,
+    bearer_token_file: BearerFileOption = None,
+) -> int:
+    """Make Discord match the manifests (or a saved plan), after showing the plan."""
+    from cmdsync.apply_strategy import Strategy
+    from cmdsync.applying import ApplyOptions, apply_paths, apply_saved, saved_plan_path
+    from cmdsync.render.apply import TerminalHooks
+
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=client_secret_file,
+                             bearer_token_file=bearer_token_file)
+    options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
+                           application_id)
+    saved = saved_plan_path(paths)
+    interactive = saved is None and not auto_approve
+    if interactive and not _stdin_is_terminal():
+        raise CmdsyncError(NO_TERMINAL)
+    hooks = TerminalHooks(json_output=output is PlanFormat.json,
+                          progress=sys.stderr.isatty())
+    if saved is not None:
+        run = apply_saved(saved, connection=connection, options=options, hooks=hooks)
+    else:
+        run = apply_paths(paths, connection=connection, options=options, hooks=hooks,
+                          interactive=interactive)
+    return _apply_exit(run, json_output=output is PlanFormat.json)
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _apply_exit(run: Any, *, json_output: bool) -> int:
+    """Write an apply's outcome and return its exit code."""
+    from cmdsync.errors import EXIT_FAILURE
+    from cmdsync.render import apply as render
+    from cmdsync.render import diagnostics as render_diagnostics
+
+    if run.validation is not None and run.validation.diagnostics:
+        sys.stderr.write(render_diagnostics.to_text(run.validation))
+    if run.declined:
+        sys.stderr.write(render.CANCELLED + "\n")
+        return EXIT_FAILURE
+    if run.result is None:
+        return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+    if json_output:
+        sys.stdout.write(render.to_json(run.result))
+    else:
+        shown = run.validation is not None and run.result.scopes  # below the plan
+        sys.stdout.write(("\n" if shown else "") + render.to_text(run.result))
+    return EXIT_OK if run.result.ok else EXIT_FAILURE
+
+
 def _check_rule_prefix(value: str) -> None:
     from cmdsync.rules import all_rules
 

@@ -1,0 +1,201 @@
+"""An apply's result as text or JSON, and the terminal side of apply: plan, prompt, progress.
+
+Text lists, per scope, every change with its outcome (``created``,
+``updated``, ``deleted``, ``permissions set``, ``FAILED``, ``not
+applied``), the error that stopped a scope, where the backup is, and one
+summary line with counts, write requests and duration. JSON
+(:func:`to_json`) holds the same, plus every request made (method, path,
+status, outcome).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from cmdsync.apply import APPLIED, FAILED, ApplyResult, ChangeResult, ScopeResult
+from cmdsync.model import CommandType
+from cmdsync.plan import Action, Plan
+
+FORMAT_VERSION = 1
+NOTHING_TO_APPLY = "Nothing to apply: no write requests were made."
+CANCELLED = "Apply cancelled: nothing was changed."
+_DONE = {(Action.CREATE, "command"): "created", (Action.UPDATE, "command"): "updated",
+         (Action.DELETE, "command"): "deleted", (Action.DELETE, "permissions"): "cleared"}
+
+
+def to_text(result: ApplyResult) -> str:
+    """The whole text of a result; see the module docstring."""
+    if not result.scopes:
+        return NOTHING_TO_APPLY + "\n"
+    out = []
+    if result.backup:
+        out += [f"Backed up the live state of the changed scopes to {result.backup}",
+                f"(restore it with `cmdsync apply {result.backup}`).", ""]
+    for scope in result.scopes:
+        out += [_heading(scope), *(_change(c) for c in scope.changes)]
+        if scope.error:
+            out += [f"  Error: {line}" if i == 0 else f"  {line}"
+                    for i, line in enumerate(scope.error.splitlines())]
+        out += [f"  {_address(d)}: {d.rule} {d.message}" for d in scope.diagnostics]
+        out.append("")
+    out.append(summary(result))
+    return "\n".join(out) + "\n"
+
+
+def summary(result: ApplyResult) -> str:
+    """The last line: what was applied, what was not, write requests and seconds."""
+    applied = (f"{result.count(APPLIED, kind='command', action=Action.CREATE)} created, "
+               f"{result.count(APPLIED, kind='command', action=Action.UPDATE)} updated, "
+               f"{result.count(APPLIED, kind='command', action=Action.DELETE)} deleted, "
+               f"{_sets(result.count(APPLIED, kind='permissions'))} changed")
+    writes = f"{result.writes} write request{'s' if result.writes != 1 else ''} in " \
+             f"{result.duration:.2f} s"
+    if result.ok:
+        return f"Apply complete: {applied}; {writes}."
+    missed = sum(1 for s in result.scopes for c in s.changes if c.status != APPLIED)
+    return (f"Apply failed: {applied}; {missed} change{'s' if missed != 1 else ''} not "
+            f"applied; {writes}. Run apply again to apply what is left.")
+
+
+def _sets(count: int) -> str:
+    return f"{count} permission set{'s' if count != 1 else ''}"
+
+
+def _heading(scope: ScopeResult) -> str:
+    where = "global" if scope.scope == "global" else f"guild {scope.scope}"
+    how = {"bulk": "bulk overwrite", "per-command": "per command", None: "overwrites only"}
+    if scope.status == "skipped":
+        return f"{where}: skipped (an earlier scope failed, and --on-error is stop)"
+    return f"{where}: {scope.status} ({how[scope.strategy]})"
+
+
+def _change(change: ChangeResult) -> str:
+    kind = CommandType(change.type).name.lower() if change.type else ""
+    if change.kind == "permissions":
+        subject = f"permissions of {json.dumps(change.name, ensure_ascii=False)}"
+    else:
+        subject = f"{kind} {json.dumps(change.name, ensure_ascii=False)}"
+    details = [f"id {change.id}"] if change.id else []
+    if change.renamed_from is not None:
+        details.append(f"renamed from {json.dumps(change.renamed_from, ensure_ascii=False)}")
+    if details:
+        subject += f" ({', '.join(details)})"
+    if change.status == APPLIED:
+        status = _DONE.get((change.action, change.kind), "permissions set")
+    else:
+        status = "FAILED" if change.status == FAILED else "not applied"
+    return f"  {change.action.value} {subject}: {status}"
+
+
+def _address(diagnostic: Any) -> str:
+    loc = diagnostic.location
+    return f"{loc.file}:{loc.line}:{loc.column}" if loc.line else loc.file
+
+
+def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, Any]:
+    """The JSON document of a result (``--format json``)."""
+    def change(c: ChangeResult) -> dict[str, Any]:
+        return {"kind": c.kind, "action": c.action.word, "type": c.type, "name": c.name,
+                "id": c.id, "renamed_from": c.renamed_from, "status": c.status}
+
+    missed = sum(1 for s in result.scopes for c in s.changes if c.status != APPLIED)
+    return {
+        "format_version": FORMAT_VERSION, "application_id": result.application_id,
+        "api_url": result.api_url,
+        "status": status or ("no changes" if not result.scopes
+                             else "applied" if result.ok else "failed"),
+        "backup": result.backup, "duration_seconds": round(result.duration, 3),
+        "summary": {
+            "created": result.count(APPLIED, kind="command", action=Action.CREATE),
+            "updated": result.count(APPLIED, kind="command", action=Action.UPDATE),
+            "deleted": result.count(APPLIED, kind="command", action=Action.DELETE),
+            "permission_sets": result.count(APPLIED, kind="permissions"),
+            "not_applied": missed, "requests": len(result.requests),
+            "writes": result.writes, "creates": result.creates},
+        "scopes": [{"scope": s.scope, "strategy": s.strategy, "status": s.status,
+                    "error": s.error, "changes": [change(c) for c in s.changes],
+                    "diagnostics": [{"file": d.location.file, "line": d.location.line,
+                                     "column": d.location.column, "rule": d.rule,
+                                     "message": d.message} for d in s.diagnostics]}
+                   for s in result.scopes],
+        "requests": [{"method": r.method, "path": r.path, "status": r.status,
+                      "outcome": r.outcome, "scope": r.scope} for r in result.requests],
+    }
+
+
+def to_json(result: ApplyResult) -> str:
+    """:func:`to_document` as indented JSON, ending with a newline."""
+    return json.dumps(to_document(result), indent=2, ensure_ascii=False) + "\n"
+
+
+class TerminalHooks:
+    """Shows the plan (stdout; at the prompt on stderr when stdout carries JSON),
+    asks, and draws progress.
+
+    ``progress``: a rich progress display per scope on stderr, used when
+    more than one scope changes; only pass True on a terminal.
+    """
+
+    def __init__(self, *, json_output: bool, progress: bool) -> None:
+        self.json_output = json_output
+        self.progress = progress
+        self._display: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def show_plan(self, plan: Plan) -> None:
+        if not self.json_output:  # with JSON, stdout carries only the result
+            _draw(plan, sys.stdout)
+
+    def confirm(self, plan: Plan) -> bool:
+        import typer
+
+        if self.json_output:
+            _draw(plan, sys.stderr)
+        return bool(typer.confirm("\nApply these changes to Discord?", default=False,
+                                  err=self.json_output))
+
+    def apply_started(self, scopes: Sequence[tuple[str, int]]) -> None:
+        if not self.progress or len(scopes) < 2:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._display = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), console=Console(stderr=True),
+                                 transient=True)
+        for scope, requests in scopes:
+            label = "global" if scope == "global" else f"guild {scope}"
+            self._tasks[scope] = self._display.add_task(label, total=requests, start=False)
+        self._display.start()
+
+    def scope_started(self, scope: str, requests: int) -> None:
+        if self._display is not None:
+            self._display.start_task(self._tasks[scope])
+
+    def step_done(self, scope: str) -> None:
+        if self._display is not None:
+            self._display.advance(self._tasks[scope])
+
+    def scope_finished(self, result: ScopeResult) -> None:
+        if self._display is not None:
+            label = self._display.tasks[self._tasks[result.scope]].description
+            self._display.update(self._tasks[result.scope],
+                                 description=f"{label}: {result.status}")
+
+    def apply_finished(self) -> None:
+        if self._display is not None:
+            self._display.stop()
+            self._display = None
+
+
+def _draw(plan: Plan, stream: IO[str]) -> None:
+    from cmdsync.render import plan as render_plan
+    from cmdsync.render.console import rich_console, use_colour
+
+    if use_colour(stream):
+        rich_console(stream).print(render_plan.to_rich(plan), end="")
+    else:
+        stream.write(render_plan.to_text(plan))
