@@ -69,6 +69,14 @@ def test_without_a_terminal_and_without_auto_approve_apply_refuses(
     assert not Path(".cmdsync").exists()  # not a single request
 
 
+def test_manifest_problems_are_reported_before_the_refusal(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "apply", "--local", "plan.json")  # no such plan file
+    assert (code, out) == (2, "")
+    assert err.startswith("plan.json: CS001 no such file or directory")
+    assert not Path(".cmdsync").exists()
+
+
 def test_auto_approve_shows_the_plan_applies_and_a_second_run_does_nothing(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")

@@ -54,6 +54,10 @@ from cmdsync.state import DesiredState, LiveState
 from cmdsync.validate import ValidationResult
 
 Clock = Callable[[], float]  # epoch seconds
+NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
+               "Review the plan with `cmdsync plan`, then run `cmdsync apply --auto-approve`; "
+               "or save it with `cmdsync plan --out plan.json` and run `cmdsync apply "
+               "plan.json`")
 
 
 @dataclass(frozen=True)
@@ -89,13 +93,17 @@ class ApplyRun:
 
 
 def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptions,
-                hooks: Hooks, interactive: bool, env: Mapping[str, str] | None = None,
-                cwd: str | None = None, clock: Clock = time.time) -> ApplyRun:
+                hooks: Hooks, interactive: bool, can_ask: bool = True,
+                env: Mapping[str, str] | None = None, cwd: str | None = None,
+                clock: Clock = time.time) -> ApplyRun:
     """Plan ``paths`` and apply the plan; see the module docstring.
 
-    Raises :class:`~cmdsync.guardrails.UnsafePlanError` (nothing written)
-    and :class:`~cmdsync.errors.CmdsyncError` for credentials and API
-    failures before the first write; failures while writing are in the result.
+    ``interactive``: ask before writing (``hooks.confirm``); when it cannot
+    (``can_ask`` False: no terminal), refuse once the manifests are valid,
+    before any request. Raises :class:`~cmdsync.guardrails.UnsafePlanError`
+    (nothing written) and :class:`~cmdsync.errors.CmdsyncError` for that
+    refusal, credentials and API failures before the first write; failures
+    while writing are in the result.
     """
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
@@ -103,6 +111,8 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
                                   application_id=options.application_id, env=env)
     if desired is None:
         return ApplyRun(validation)
+    if interactive and not can_ask:
+        raise CmdsyncError(NO_TERMINAL)
     state: DesiredState = desired
 
     async def run() -> ApplyRun:

@@ -289,12 +289,6 @@ class OnErrorChoice(str, enum.Enum):
     continue_ = "continue"
 
 
-NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
-               "Review the plan with `cmdsync plan`, then run `cmdsync apply --auto-approve`; "
-               "or save it with `cmdsync plan --out plan.json` and run `cmdsync apply "
-               "plan.json`")
-
-
 @app.command()
 def apply(
     paths: Annotated[list[str], typer.Argument(
@@ -332,16 +326,13 @@ def apply(
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
                            application_id)
     saved = saved_plan_path(paths)
-    interactive = saved is None and not auto_approve
-    if interactive and not _stdin_is_terminal():
-        raise CmdsyncError(NO_TERMINAL)
     hooks = TerminalHooks(json_output=output is PlanFormat.json,
                           progress=sys.stderr.isatty())
     if saved is not None:
         run = apply_saved(saved, connection=connection, options=options, hooks=hooks)
     else:
         run = apply_paths(paths, connection=connection, options=options, hooks=hooks,
-                          interactive=interactive)
+                          interactive=not auto_approve, can_ask=_stdin_is_terminal())
     return _apply_exit(run, json_output=output is PlanFormat.json)
 
 
