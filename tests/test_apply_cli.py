@@ -127,14 +127,14 @@ def test_json_prints_the_result_with_every_request(capsys: pytest.CaptureFixture
 def test_a_saved_plan_applies_without_asking_and_a_stale_one_is_refused(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
-    assert run(capsys, "plan", "--local", "--out", "stale.json", "bot.yaml")[0] == 0
+    assert run(capsys, "plan", "--local", "--out", "stale.plan", "bot.yaml")[0] == 0
     code, out, err = run(capsys, "apply", "plan.json")  # no terminal, no --auto-approve
     assert (code, err) == (0, "")
     assert ids(out) == APPLIED.removeprefix("\n")
-    code, out, err = run(capsys, "apply", "stale.json")
+    code, out, err = run(capsys, "apply", "stale.plan")  # any name: the content says
     assert (code, out) == (1, "")
     assert ids(err) == (
-        "error: the saved plan stale.json is stale: live state changed since it was "
+        "error: the saved plan stale.plan is stale: live state changed since it was "
         "computed; nothing was changed. Plan again (`cmdsync plan --out FILE`):\n"
         "  - global: chat_input 'ping' (id <ID>) was created\n"
         f"  - guild {GUILD}: message 'Report' (id <ID>) was created\n")

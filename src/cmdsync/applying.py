@@ -272,7 +272,7 @@ def saved_plan_path(paths: Sequence[str]) -> str | None:
     ``format_version``), else None: then the paths are manifests."""
     import json
 
-    if len(paths) != 1 or not paths[0].endswith(".json") or not os.path.isfile(paths[0]):
+    if len(paths) != 1 or not os.path.isfile(paths[0]):
         return None
     try:
         with open(paths[0], encoding="utf-8") as handle:
