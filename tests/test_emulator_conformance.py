@@ -148,7 +148,74 @@ def test_every_endpoint_success_and_errors_match_the_openapi(api: httpx.Client) 
     check(api.delete(one), "DELETE", A + "/commands/{command_id}")
 
 
+def declared_keys(value: Any, schema: dict[str, Any]) -> list[str]:
+    """Keys of ``value`` (at any depth) that ``schema`` does not declare: invented fields."""
+    while "$ref" in schema or "oneOf" in schema:
+        if "$ref" in schema:
+            schema = openapi()["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+        else:
+            schema = next((s for s in schema["oneOf"] if s.get("type") != "null"), {})
+    found = []
+    if isinstance(value, dict) and "properties" in schema:
+        for key, item in value.items():
+            if key not in schema["properties"]:
+                found.append(key)
+            else:
+                found += [f"{key}.{k}" for k in declared_keys(item, schema["properties"][key])]
+    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, item in value.items():
+            found += [f"{key}.{k}" for k in declared_keys(item, schema["additionalProperties"])]
+    return found
+
+
+def check_exact(response: httpx.Response, method: str, template: str) -> None:
+    """:func:`check`, and every key of the body is one the schema declares."""
+    check(response, method, template)
+    spec = response_spec(method, template, response.status_code)
+    schema = spec["content"]["application/json"]["schema"]
+    assert declared_keys(response.json(), schema) == [], (template, response.json())
+
+
+def bearer(api: httpx.Client, scope: str) -> dict[str, str]:
+    """A client-credentials Bearer token of the default application with ``scope``."""
+    granted = api.post("/oauth2/token", auth=(APP, "emulator-secret"),
+                       data={"grant_type": "client_credentials", "scope": scope})
+    return {"Authorization": f"Bearer {granted.json()['access_token']}"}
+
+
+def test_identity_endpoints_match_the_openapi(api: httpx.Client) -> None:
+    check_exact(api.get("/users/@me"), "GET", "/users/@me")
+    check_exact(api.get("/users/@me", headers=bearer(api, "identify")), "GET", "/users/@me")
+    for path, template in (("/applications/@me", "/applications/@me"),
+                           (f"/applications/{APP}", A),
+                           ("/oauth2/applications/@me", "/oauth2/applications/@me")):
+        check_exact(api.get(path), "GET", template)
+    check_exact(api.get("/oauth2/@me", headers=bearer(api, "identify applications.commands.update")),
+                "GET", "/oauth2/@me")
+    check_exact(api.patch("/applications/@me", json={
+        "flags": 1 << 17, "description": {"default": "ignored"},
+        "integration_types_config": {
+            "0": {"oauth2_install_params": {"scopes": ["applications.commands", "bot"],
+                                            "permissions": 2048}},
+            "1": None}}), "PATCH", "/applications/@me")
+    check_exact(api.patch(f"/applications/{APP}", json={
+        "flags": 0, "integration_types_config": {"0": {}}}), "PATCH", A)
+
+
 ERRORS = [  # (method, path, template, headers, body, status)
+    ("GET", "/users/@me", "/users/@me", {}, None, 401),
+    ("GET", "/users/@me", "/users/@me", USER, None, 401),  # a Bearer token without identify
+    ("GET", "/applications/@me", "/applications/@me", USER, None, 403),
+    ("PATCH", "/applications/@me", "/applications/@me", USER, {"flags": 0}, 403),
+    ("PATCH", "/applications/@me", "/applications/@me", BOT, {"flags": "embedded"}, 400),
+    ("PATCH", "/applications/@me", "/applications/@me", BOT,
+     {"integration_types_config": {}}, 400),
+    ("PATCH", "/applications/@me", "/applications/@me", BOT, [], 400),
+    ("GET", "/applications/1", A, BOT, None, 404),
+    ("GET", "/applications/x", A, BOT, None, 400),
+    ("PATCH", f"/applications/{APP}", A, BOT, {"integration_types_config": {"2": {}}}, 400),
+    ("GET", "/oauth2/applications/@me", "/oauth2/applications/@me", {}, None, 401),
+    ("GET", "/oauth2/@me", "/oauth2/@me", BOT, None, 401),
     ("POST", GLOBAL, A + "/commands", BOT, chat("Bad Name", options=[{"type": 3}]), 400),
     ("POST", GLOBAL, A + "/commands", {}, chat(), 401),
     ("POST", GLOBAL, A + "/commands", {"Authorization": "Bot activity"}, chat(), 401),

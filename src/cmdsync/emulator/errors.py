@@ -76,6 +76,11 @@ def bots_forbidden() -> ApiError:
     return ApiError(403, 20001, "Bots cannot use this endpoint")
 
 
+def bots_only() -> ApiError:
+    """A Bearer token on an endpoint for bot tokens only (Discord's code 20002)."""
+    return ApiError(403, 20002, "Only bots can use this endpoint")
+
+
 def missing_permissions() -> ApiError:
     """The token's user may not manage the guild."""
     return ApiError(403, 50013, "Missing Permissions")

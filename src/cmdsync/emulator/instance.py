@@ -113,10 +113,11 @@ def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,
                  clock: Callable[[], float] = time.time) -> Emulator:
     """An emulator on ``state`` (``":memory:"`` or an SQLite file) with ``seed``
     applied (the default seed when None). Applying a seed to a state file
-    that has it already changes nothing; commands in the file are kept."""
+    that has it already changes nothing; commands and application settings
+    in the file are kept."""
     seed = seed if seed is not None else default_seed()
     check_seed(seed)
     emulator = Emulator(Store(state), seed=seed, ratelimit=ratelimit, faults=faults,
                         limits=limits, clock=clock)
-    apply_seed(emulator.store, seed, now=clock())
+    apply_seed(emulator.store, seed, now=clock(), keep_applications=True)
     return emulator

@@ -1,6 +1,7 @@
 """The command endpoints, and the table of every Discord route the emulator serves.
 
-Paths and semantics: FACTS.md "Endpoints". Each :class:`Route` names its
+Paths and semantics: FACTS.md "Endpoints"; the identity endpoints (``/users/@me``,
+``/applications/@me`` ...) are in :mod:`cmdsync.emulator.identity`. Each :class:`Route` names its
 handler, its rate-limit bucket (routes sharing a bucket share a limit; as on
 Discord, listing and bulk-overwriting a scope's commands share one) and
 whether it is a read or a write (for the request log's counts).
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmdsync.emulator import commands, errors, render
+from cmdsync.emulator import commands, errors, identity, render
 from cmdsync.emulator.call import Call, Handler, Reply
 from cmdsync.emulator.permissions import get_permissions, guild_permissions, put_permissions
 
@@ -74,9 +75,17 @@ class Route:
 
 _APP = "/applications/{application_id}"
 _GUILD = _APP + "/guilds/{guild_id}"
-# In match order: the literal ".../commands/permissions" before ".../commands/{command_id}".
+# In match order: "/applications/@me" before "/applications/{application_id}", the
+# literal ".../commands/permissions" before ".../commands/{command_id}".
 # PUT .../commands/permissions (batch edit) is deliberately absent: Discord answers 405.
 ROUTES: tuple[Route, ...] = (
+    Route("/users/@me", "GET", identity.current_user, "users/@me"),
+    Route("/applications/@me", "GET", identity.my_application, "application"),
+    Route("/applications/@me", "PATCH", identity.edit_application, "application:edit"),
+    Route("/oauth2/applications/@me", "GET", identity.my_application, "application"),
+    Route("/oauth2/@me", "GET", identity.authorization, "oauth2/@me"),
+    Route(_APP, "GET", identity.get_application, "application"),
+    Route(_APP, "PATCH", identity.edit_application, "application:edit"),
     Route(_APP + "/commands", "GET", list_commands, "commands"),
     Route(_APP + "/commands", "PUT", bulk_overwrite, "commands"),
     Route(_APP + "/commands", "POST", create_command, "commands:create"),

@@ -33,6 +33,7 @@ Problems raise :class:`~cmdsync.errors.UsageError` naming the field.
 from __future__ import annotations
 
 import copy
+import sqlite3
 from typing import Any
 
 import yaml
@@ -113,18 +114,27 @@ def check_seed(data: Any, source: str = "seed") -> None:
         raise UsageError(f"{source}: at least one application is required")
 
 
-def apply_seed(store: Store, seed: dict[str, Any], *, now: float) -> None:
+def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
+               keep_applications: bool = False) -> None:
     """Add the seed's applications, guilds, users and tokens to ``store``.
 
     An EMBEDDED application gets its global entry point if it has none.
+    ``keep_applications`` keeps the settings of applications ``store``
+    already has (a state file reopened: what ``PATCH /applications/@me``
+    changed stays); otherwise the seed's replace them.
     """
     for item in seed.get("applications") or []:
         app = _application(item, "seed")
-        store.add_application(app)
+        existing = store.application(app.id) if keep_applications else None
+        if existing is None:
+            store.add_application(app)
+        else:
+            app = existing
         store.add_token(Token(str(item["bot_token"]), "bot", app.id, None, frozenset(),
                               None, frozenset()))
         if app.flags & APPLICATION_FLAG_EMBEDDED and item.get("entry_point", True):
-            _add_entry_point(store, app, now)
+            with store.transaction() as db:
+                add_entry_point(store, db, app, now)
     for guild in seed.get("guilds") or []:
         store.add_guild(str(guild["id"]), str(guild.get("name", "Guild")))
     for user in seed.get("users") or []:
@@ -133,15 +143,19 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float) -> None:
                               None, frozenset(str(g) for g in user.get("guilds") or [])))
 
 
-def _add_entry_point(store: Store, app: Application, now: float) -> None:
-    with store.transaction() as db:
-        if any(c.type == CommandType.PRIMARY_ENTRY_POINT for c in store.commands(db, app.id, "")):
-            return
-        body = stored_body(ENTRY_POINT, guild=False, integration_types=app.integration_types)
-        store.save_command(db, StoredCommand(
-            id=store.next_snowflake(db, now), application_id=app.id, guild_id="",
-            type=int(CommandType.PRIMARY_ENTRY_POINT), name=str(ENTRY_POINT["name"]),
-            body=body, version=store.next_snowflake(db, now)))
+def add_entry_point(store: Store, db: sqlite3.Connection, app: Application,
+                    now: float) -> None:
+    """Give ``app`` Discord's default global entry point ("Launch") unless it has one.
+
+    Runs inside an open transaction; ``now`` is epoch seconds.
+    """
+    if any(c.type == CommandType.PRIMARY_ENTRY_POINT for c in store.commands(db, app.id, "")):
+        return
+    body = stored_body(ENTRY_POINT, guild=False, integration_types=app.integration_types)
+    store.save_command(db, StoredCommand(
+        id=store.next_snowflake(db, now), application_id=app.id, guild_id="",
+        type=int(CommandType.PRIMARY_ENTRY_POINT), name=str(ENTRY_POINT["name"]),
+        body=body, version=store.next_snowflake(db, now)))
 
 
 def _application(item: dict[str, Any], where: str) -> Application:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -40,17 +40,27 @@ CREATE TABLE IF NOT EXISTS daily_creates (
     count INTEGER NOT NULL, PRIMARY KEY (application_id, guild_id, day));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+# Columns added since the first state files; an older file gets them on open.
+_ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'"}}
 
 
 @dataclass(frozen=True)
 class Application:
-    """An application: its flags (EMBEDDED = 1 << 17) and supported install types."""
+    """An application: its flags (EMBEDDED = 1 << 17) and supported install types.
+
+    ``integration_types`` are the installation contexts it supports (0
+    GUILD_INSTALL, 1 USER_INSTALL), sorted; ``install_params`` maps a
+    context (``"0"``, ``"1"``) to its ``oauth2_install_params`` as Discord
+    returns them (``{"scopes": [...], "permissions": "0"}``), where set.
+    Its bot user has the application's id (as on Discord since 2016).
+    """
 
     id: str
     name: str
     flags: int
     integration_types: tuple[int, ...]
     client_secret: str
+    install_params: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,14 @@ class Store:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.executescript(_SCHEMA)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        for table, columns in _ADDED_COLUMNS.items():
+            present = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in present:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -120,9 +138,14 @@ class Store:
 
     def add_application(self, app: Application) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO applications VALUES (?, ?, ?, ?, ?)",
-                       (app.id, app.name, app.flags, json.dumps(app.integration_types),
-                        app.client_secret))
+            self.save_application(db, app)
+
+    def save_application(self, db: sqlite3.Connection, app: Application) -> None:
+        """Insert or replace ``app`` inside an open transaction."""
+        db.execute("INSERT OR REPLACE INTO applications (id, name, flags, integration_types, "
+                   "client_secret, install_params) VALUES (?, ?, ?, ?, ?, ?)",
+                   (app.id, app.name, app.flags, json.dumps(app.integration_types),
+                    app.client_secret, json.dumps(dict(app.install_params), sort_keys=True)))
 
     def application(self, app_id: str) -> Application | None:
         with self._lock:
@@ -131,7 +154,20 @@ class Store:
         if row is None:
             return None
         return Application(row["id"], row["name"], row["flags"],
-                           tuple(json.loads(row["integration_types"])), row["client_secret"])
+                           tuple(json.loads(row["integration_types"])), row["client_secret"],
+                           json.loads(row["install_params"]))
+
+    def first_user(self, app_id: str) -> str | None:
+        """The lowest user id holding a bearer token of the application (its owner here)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT user_id FROM tokens WHERE application_id = ? AND user_id IS NOT NULL "
+                "ORDER BY length(user_id), user_id LIMIT 1", (app_id,)).fetchone()
+        return str(row["user_id"]) if row else None
+
+    def guild_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM guilds").fetchone()[0])
 
     def add_guild(self, guild_id: str, name: str) -> None:
         with self.transaction() as db:
@@ -233,6 +269,7 @@ class Store:
             apps = [dict(row) for row in db.execute("SELECT * FROM applications ORDER BY id")]
             for app in apps:
                 app["integration_types"] = json.loads(app["integration_types"])
+                app["install_params"] = json.loads(app["install_params"])
                 del app["client_secret"]
             commands = [{"id": c.id, "application_id": c.application_id,
                          "guild_id": c.guild_id or None, "type": c.type, "name": c.name,

@@ -1,0 +1,188 @@
+"""Who the caller is: the current user, the application, and changes to the application.
+
+Endpoints (openapi.json ``paths``; bodies rendered by
+:mod:`cmdsync.emulator.profiles`):
+
+- ``GET /users/@me``: a bot token's bot user (``bot: true``); a Bearer
+  token with scope ``identify``: its user, or for a client-credentials token
+  the application's owner (as Discord does); without ``identify`` 401 code 40001.
+- ``GET /applications/@me``, ``GET /oauth2/applications/@me``: the bot
+  token's application. ``GET /applications/{application.id}``: that
+  application, for its own bot token (else 404 code 10002 / 403 code 20012).
+  A Bearer token gets 403 code 20002 "Only bots can use this endpoint"
+  (openapi.json: bot tokens only; the code is Discord's, not in FACTS.md).
+- ``PATCH /applications/@me`` (and ``/applications/{application.id}``):
+  ``flags`` (a non-negative integer, every bit) and
+  ``integration_types_config`` (``{"0": {...} | null, "1": ...}``, one or
+  two keys: the installation contexts supported from now on, each with
+  optional ``oauth2_install_params`` ``{"scopes": ["applications.commands",
+  "bot"], "permissions": int}``). Other ``ApplicationFormPartial`` fields are
+  accepted and ignored. Bad values answer 50035. Setting EMBEDDED gives the
+  application Discord's default "Launch" entry point if it has none (as a
+  seeded EMBEDDED application starts); clearing it deletes the entry point
+  (the emulator's choice: Discord does not document it), so that a
+  non-EMBEDDED application never holds one. Existing commands keep their
+  ``integration_types``.
+- ``GET /oauth2/@me`` with a Bearer token: ``{"application" (public fields),
+  "expires", "scopes", "user" (with identify)}``; bot tokens get 401.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any
+
+from cmdsync.emulator import auth, errors, profiles
+from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.form_errors import nest
+from cmdsync.emulator.seed import add_entry_point
+from cmdsync.emulator.store import Application
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType
+
+INSTALL_SCOPES = ("applications.commands", "bot")  # openapi.json ApplicationOAuth2InstallParams
+MAX_PERMISSIONS = 2**54 - 1
+_CONTEXTS = {str(int(kind)) for kind in IntegrationType}
+Leaf = tuple[list[str], str, str]
+
+
+def current_user(call: Call) -> Reply:
+    """``GET /users/@me``."""
+    token = call.token
+    app = _own_application(call)
+    if token.kind == "bot":
+        return Reply(200, profiles.bot_user(app))
+    if "identify" not in token.scopes:
+        raise errors.missing_scope()
+    return Reply(200, profiles.user(token.user_id or profiles.owner_id(call.store, app),
+                                    pii=True))
+
+
+def my_application(call: Call) -> Reply:
+    """``GET /applications/@me``, ``GET /oauth2/applications/@me``."""
+    _bot_only(call)
+    return Reply(200, profiles.application(call.store, _own_application(call)))
+
+
+def get_application(call: Call) -> Reply:
+    """``GET /applications/{application.id}``."""
+    _bot_only(call)
+    app = auth.application(call.store, call.token, call.params["application_id"])
+    return Reply(200, profiles.application(call.store, app))
+
+
+def edit_application(call: Call) -> Reply:
+    """``PATCH /applications/@me`` or ``/applications/{application.id}``."""
+    _bot_only(call)
+    app_id = call.params.get("application_id") or call.token.application_id
+    store = call.store
+    with store.transaction() as db:  # read and write in one: concurrent PATCHes serialize
+        app = auth.application(store, call.token, app_id)
+        changed = patched(app, call.body)
+        store.save_application(db, changed)
+        was, now = _embedded(app), _embedded(changed)
+        if now and not was:
+            add_entry_point(store, db, changed, call.now)
+        elif was and not now:
+            for command in store.commands(db, app.id, ""):
+                if command.type == CommandType.PRIMARY_ENTRY_POINT:
+                    store.delete_command(db, command)
+    return Reply(200, profiles.application(store, changed))
+
+
+def authorization(call: Call) -> Reply:
+    """``GET /oauth2/@me``: the Bearer token's authorization."""
+    token = call.token
+    if token.kind != "bearer":
+        raise errors.unauthorized()
+    app = _own_application(call)
+    expires = token.expires_at if token.expires_at is not None else call.now + 7 * 86400
+    body: dict[str, Any] = {
+        "application": profiles.application(call.store, app, private=False),
+        "expires": datetime.fromtimestamp(expires, timezone.utc).isoformat(),
+        "scopes": sorted(token.scopes)}
+    if "identify" in token.scopes:
+        body["user"] = profiles.user(token.user_id or profiles.owner_id(call.store, app))
+    return Reply(200, body)
+
+
+def _own_application(call: Call) -> Application:
+    app = call.store.application(call.token.application_id)
+    if app is None:
+        raise errors.unknown("application")
+    return app
+
+
+def _bot_only(call: Call) -> None:
+    if call.token.kind != "bot":
+        raise errors.bots_only()
+
+
+def _embedded(app: Application) -> bool:
+    return bool(app.flags & APPLICATION_FLAG_EMBEDDED)
+
+
+def patched(app: Application, body: Any) -> Application:
+    """``app`` with a PATCH body's ``flags`` and ``integration_types_config``; 50035 if bad."""
+    if not isinstance(body, dict):
+        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+                                 "Only dictionaries may be used in a ModelType")
+    leaves: list[Leaf] = []
+    flags = body.get("flags")
+    if flags is not None and (not isinstance(flags, int) or isinstance(flags, bool)
+                              or flags < 0):
+        leaves.append((["flags"], "NUMBER_TYPE_COERCE", f'Value "{flags}" is not int.'))
+    config = body.get("integration_types_config")
+    types, params = _config(config, leaves) if config is not None else (None, None)
+    if leaves:
+        raise errors.invalid_form(nest(leaves))
+    changed = app if flags is None else replace(app, flags=flags)
+    if types is not None:
+        changed = replace(changed, integration_types=types, install_params=params or {})
+    return changed
+
+
+def _config(config: Any, leaves: list[Leaf]
+            ) -> tuple[tuple[int, ...] | None, dict[str, Any] | None]:
+    """Supported contexts and their install params from ``integration_types_config``."""
+    where = ["integration_types_config"]
+    if not isinstance(config, dict):
+        leaves.append((where, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType"))
+        return None, None
+    if not 1 <= len(config) <= 2:
+        leaves.append((where, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 2 in length."))
+    params: dict[str, Any] = {}
+    for key, value in config.items():
+        if key not in _CONTEXTS:
+            leaves.append((where + [key], "ENUM_TYPE_COERCE",
+                           f'Value "{key}" is not a valid enum value.'))
+        elif value is not None and not isinstance(value, dict):
+            leaves.append((where + [key], "MODEL_TYPE_CONVERT",
+                           "Only dictionaries may be used in a ModelType"))
+        elif value and value.get("oauth2_install_params") is not None:
+            found = _install_params(value["oauth2_install_params"],
+                                    where + [key, "oauth2_install_params"], leaves)
+            if found:
+                params[key] = found
+    return tuple(sorted(int(k) for k in config if k in _CONTEXTS)), params
+
+
+def _install_params(value: Any, where: list[str], leaves: list[Leaf]) -> dict[str, Any] | None:
+    """``{"scopes": [...], "permissions": "<decimal>"}`` as Discord returns them."""
+    if not isinstance(value, dict):
+        leaves.append((where, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType"))
+        return None
+    scopes = value.get("scopes") or []
+    if not isinstance(scopes, list) or not scopes or any(s not in INSTALL_SCOPES for s in scopes):
+        leaves.append((where + ["scopes"], "ENUM_TYPE_COERCE",
+                       f"Scopes must be one or more of {', '.join(INSTALL_SCOPES)}."))
+        return None
+    permissions = value.get("permissions") or 0
+    if isinstance(permissions, str) and permissions.isdigit():
+        permissions = int(permissions)
+    if not isinstance(permissions, int) or isinstance(permissions, bool) \
+            or not 0 <= permissions <= MAX_PERMISSIONS:
+        leaves.append((where + ["permissions"], "NUMBER_TYPE_COERCE",
+                       f'Value "{permissions}" is not int.'))
+        return None
+    return {"scopes": list(dict.fromkeys(scopes)), "permissions": str(permissions)}

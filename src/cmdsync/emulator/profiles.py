@@ -1,0 +1,91 @@
+"""Applications and users as Discord returns them (openapi.json schemas).
+
+- :func:`bot_user`: ``GET /users/@me`` with a bot token (``UserPIIResponse``).
+  The bot user has the application's id and name, ``bot: true``.
+- :func:`user`: a seeded user, or an application's owner (``UserResponse``,
+  ``UserPIIResponse`` with ``pii``).
+- :func:`application`: ``GET /applications/@me`` and ``GET
+  /applications/{id}`` (``PrivateApplicationResponse``); with
+  ``private=False`` the public ``ApplicationResponse`` of ``GET /oauth2/@me``.
+  ``flags`` holds the bits that fit its int32, ``flags_new`` every bit as a
+  decimal string; ``integration_types_config`` has a key per supported
+  installation context (``"0"`` GUILD_INSTALL, ``"1"`` USER_INSTALL).
+
+Fields the emulator does not model take fixed values: no icon, an empty
+description, no team, no interactions endpoint, ``verify_key`` the SHA-256
+of the application id (hex), the owner the application's first seeded user.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from cmdsync.emulator.store import Application, Store
+
+INT32_MAX = 2**31 - 1
+_SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application
+
+
+def bot_user(app: Application, *, pii: bool = True) -> dict[str, Any]:
+    """The application's bot user; ``pii`` adds the ``UserPIIResponse`` fields."""
+    body = _user_base(app.id, app.name, bot=True)
+    if pii:
+        body.update(mfa_enabled=True, locale="en-US", premium_type=0, email=None,
+                    verified=True)
+    return body
+
+
+def user(user_id: str, *, pii: bool = False) -> dict[str, Any]:
+    """A (human) user: ``user<last four digits>``; ``pii`` as in :func:`bot_user`."""
+    body = _user_base(user_id, f"user{user_id[-4:]}", bot=False)
+    if pii:
+        body.update(mfa_enabled=False, locale="en-US", premium_type=0, verified=True)
+    return body
+
+
+def _user_base(user_id: str, username: str, *, bot: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": user_id, "username": username, "avatar": None,
+        "discriminator": f"{int(user_id) % 10000:04d}" if bot else "0",
+        "public_flags": 0, "flags": 0}
+    if bot:
+        body["bot"] = True
+    body.update(banner=None, accent_color=None, global_name=None,
+                avatar_decoration_data=None, collectibles=None, primary_guild=None)
+    return body
+
+
+def owner_id(store: Store, app: Application) -> str:
+    """The owner: the application's first seeded user, else the id after the app's."""
+    return store.first_user(app.id) or str(int(app.id) + 1)
+
+
+def application(store: Store, app: Application, *, private: bool = True) -> dict[str, Any]:
+    """The application object; see the module docstring."""
+    body: dict[str, Any] = {
+        "id": app.id, "name": app.name, "icon": None, "description": "", "type": None,
+        "bot": bot_user(app, pii=False), "bot_public": True,
+        "bot_require_code_grant": False,
+        "verify_key": hashlib.sha256(app.id.encode()).hexdigest(),
+        "flags": app.flags & INT32_MAX, "flags_new": str(app.flags),
+        "integration_types_config": integration_types_config(app)}
+    if not private:
+        return body
+    body.update(
+        redirect_uris=[], interactions_endpoint_url=None,
+        role_connections_verification_url=None, event_webhooks_url=None,
+        event_webhooks_status=1, event_webhooks_types=[],
+        owner=user(owner_id(store, app)), approximate_guild_count=store.guild_count(),
+        approximate_user_install_count=0, approximate_user_authorization_count=0,
+        explicit_content_filter=0, team=None, eligible_oauth2_scopes=list(_SCOPES))
+    return body
+
+
+def integration_types_config(app: Application) -> dict[str, dict[str, Any]]:
+    """``{"0": {...}, "1": {...}}``: a key per supported context, with its install params."""
+    config: dict[str, dict[str, Any]] = {}
+    for kind in app.integration_types:
+        params = app.install_params.get(str(kind))
+        config[str(kind)] = {"oauth2_install_params": params} if params else {}
+    return config
