@@ -10,13 +10,22 @@ data, in the format ``LINE:COL RULE MESSAGE``:
 A ``valid`` case must produce no diagnostic at all; an ``invalid`` case
 exactly the expected ones, from every rule (so a case also proves the other
 rules stay quiet).
+
+Rules that need the application (CS6xx) get it from the case: a YAML comment
+line ``# application: {...}`` (Discord's application object as JSON, e.g.
+``{"id": "1", "flags": 131072, "integration_types_config": {"0": {}}}``), or
+for ``x.json`` the sidecar ``x.json.application``. Without one, those rules
+do not run, as in an offline ``cmdsync validate``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from cmdsync.application import AppInfo, app_info
 
 DATA = Path(__file__).parent / "data" / "rules"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -38,6 +47,19 @@ class Case:
         if self.path.is_dir():
             return sorted(p for p in self.path.rglob("*") if p.suffix in SUFFIXES)
         return [self.path]
+
+    def application(self) -> AppInfo | None:
+        """The application the case declares, if any (see the module docstring)."""
+        for file in self.files():
+            if file.suffix == ".json":
+                sidecar = Path(str(file) + ".application")
+                if sidecar.exists():
+                    return app_info(json.loads(sidecar.read_text(encoding="utf-8")))
+                continue
+            for line in file.read_text(encoding="utf-8").splitlines():
+                if line.startswith("# application:"):
+                    return app_info(json.loads(line.split(":", 1)[1]))
+        return None
 
     def expected(self) -> set[tuple[str, int, int, str, str]]:
         """(file name, line, column, rule, message) of every expected diagnostic."""

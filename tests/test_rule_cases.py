@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import pytest
-
-from cmdsync.rules import all_rules
-from cmdsync.validate import validate_paths
 from rule_cases import ENV, Case, discover
 
+from cmdsync.application import AppInfo
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED
+from cmdsync.rules import all_rules
+from cmdsync.validate import validate_paths
+
 CASES = discover()
+# An application that allows everything: the CS6xx rules must stay quiet with it.
+EVERYTHING = AppInfo("111111111111111111", "All", APPLICATION_FLAG_EMBEDDED, (0, 1))
 
 
-def _actual(case: Case) -> set[tuple[str, int, int, str, str]]:
-    result = validate_paths([str(case.path)], env=ENV)
+def _actual(case: Case, application: AppInfo | None = None
+            ) -> set[tuple[str, int, int, str, str]]:
+    result = validate_paths([str(case.path)], env=ENV,
+                            application=application or case.application())
     return {(d.location.file.replace("\\", "/").rsplit("/", 1)[-1], d.location.line,
              d.location.column, d.rule, d.message) for d in result.diagnostics}
 
@@ -32,3 +38,25 @@ def test_case(case: Case) -> None:
 def test_every_rule_has_cases_both_ways(rule: str) -> None:
     kinds = {c.kind for c in CASES if c.rule == rule}
     assert kinds == {"valid", "invalid"}
+
+
+APP_RULES = {r.id for r in all_rules() if r.app_check is not None}
+
+
+def test_the_application_rules_are_cs601_and_cs602() -> None:
+    assert APP_RULES == {"CS601", "CS602"}
+    assert all(r.checked_by == "application" and r.check is None
+               for r in all_rules() if r.id in APP_RULES)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.rule in APP_RULES],
+                         ids=lambda c: c.id)
+def test_application_rule_cases_declare_their_application(case: Case) -> None:
+    assert case.application() is not None
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.application() is None],
+                         ids=lambda c: c.id)
+def test_an_application_that_allows_everything_changes_no_other_case(case: Case) -> None:
+    """Offline cases give the same diagnostics with the application rules on."""
+    assert _actual(case, EVERYTHING) == _actual(case)

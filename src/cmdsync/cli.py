@@ -72,14 +72,35 @@ def validate(
              "Repeatable.")] = None,
     ignore: Annotated[list[str] | None, typer.Option(
         help="Do not report these rule ids or prefixes. Repeatable.")] = None,
+    online: Annotated[bool, typer.Option(
+        "--online", help="Also read the application (GET /applications/@me, credentials as "
+        "for plan) and run the rules that need it (CS601, CS602).")] = False,
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    token_file: TokenFileOption = None,
+    client_secret_file: SecretFileOption = None,
 ) -> int:
-    """Check manifests against the schemas and every Discord rule, offline."""
+    """Check manifests against the schemas and every Discord rule (offline unless --online)."""
     from cmdsync.render import diagnostics as render
     from cmdsync.validate import validate_paths
 
     for rule_id in [*(select or []), *(ignore or [])]:
         _check_rule_prefix(rule_id)
-    result = validate_paths(paths, select=select or (), ignore=ignore or ())
+    if not online and (api_url or local or token_file or client_secret_file):
+        raise typer.BadParameter("connection options need --online", param_hint="'--online'")
+    if online:
+        from cmdsync.online import validate_online
+
+        connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                                 client_secret_file=client_secret_file,
+                                 bearer_token_file=None)
+        checked = validate_online(paths, connection=connection, select=select or (),
+                                  ignore=ignore or ())
+        result = checked.validation
+        for note in checked.notes:
+            sys.stderr.write(f"warning: {note}\n")
+    else:
+        result = validate_paths(paths, select=select or (), ignore=ignore or ())
     chosen = output or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true"
                         else OutputFormat.text)
     if chosen is OutputFormat.json:

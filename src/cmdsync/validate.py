@@ -4,20 +4,28 @@
 checks it against the JSON Schemas, merges all files into one desired state
 and runs every rule over it. Problems come back as values; nothing raises
 for bad input.
+
+Rules that need the application (CS6xx: its installation contexts, its
+EMBEDDED flag) run only when ``application`` is given: ``validate --online``
+reads it first; ``plan`` adds them with :func:`with_application` once it has
+read it. Offline validation never imports the HTTP client.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.loader import Document, load_file
 from cmdsync.manifest.model import CommandEntry, ManifestSet, collect
 from cmdsync.rules import all_rules
 from cmdsync.schemas import check_document
+
+if TYPE_CHECKING:
+    from cmdsync.application import AppInfo
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -65,7 +73,8 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
 
 def validate_documents(documents: list[Document], *,
                        select: Collection[str] = (),
-                       ignore: Collection[str] = ()) -> ValidationResult:
+                       ignore: Collection[str] = (),
+                       application: AppInfo | None = None) -> ValidationResult:
     """Schema and rule diagnostics for already-loaded documents."""
     diagnostics: list[Diagnostic] = []
     for doc in documents:
@@ -73,21 +82,59 @@ def validate_documents(documents: list[Document], *,
         if doc.data is not None:
             diagnostics.extend(check_document(doc))
     manifest = collect([doc for doc in documents if doc.data is not None])
-    diagnostics.extend(run_rules(manifest, select=select, ignore=ignore))
+    diagnostics.extend(run_rules(manifest, select=select, ignore=ignore,
+                                 application=application))
     diagnostics = [d for d in diagnostics if _wanted(d.rule, select, ignore)]
     diagnostics = sorted(set(diagnostics), key=Diagnostic.sort_key)
     return ValidationResult([doc.file for doc in documents], diagnostics, manifest)
 
 
-
 def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
-              ignore: Collection[str] = ()) -> list[Diagnostic]:
-    """Diagnostics of every selected rule that has a Python check."""
+              ignore: Collection[str] = (), application: AppInfo | None = None,
+              only_application: bool = False) -> list[Diagnostic]:
+    """Diagnostics of every selected rule that has a Python check.
+
+    Rules that need the application run only when ``application`` is given;
+    ``only_application`` runs those alone.
+    """
     found: list[Diagnostic] = []
     for rule in all_rules():
-        if rule.check is not None and _wanted(rule.id, select, ignore):
+        if not _wanted(rule.id, select, ignore):
+            continue
+        if rule.check is not None and not only_application:
             found.extend(rule.diagnostic(finding) for finding in rule.check(manifest))
+        elif rule.app_check is not None and application is not None:
+            found.extend(rule.diagnostic(finding)
+                         for finding in rule.app_check(manifest, application))
     return found
+
+
+def with_application(result: ValidationResult, application: AppInfo
+                     ) -> ValidationResult:
+    """``result`` plus the diagnostics of the rules that need the application.
+
+    For a result validated offline (``plan`` reads the application after
+    validating); a new value, ``result`` is not changed.
+    """
+    if result.manifest is None:
+        return result
+    extra = run_rules(result.manifest, application=application, only_application=True)
+    merged = sorted(set(result.diagnostics) | set(extra), key=Diagnostic.sort_key)
+    return replace(result, diagnostics=merged)
+
+
+def application_errors(entries: Iterable[CommandEntry], application: AppInfo) -> list[str]:
+    """The application rules' errors for these commands, as plan errors.
+
+    ``"file:line:column: CS601 message"`` each, in file order; for a plan
+    whose manifests were validated without the application.
+    """
+    entries = list(entries)
+    documents = list({id(e.doc): e.doc for e in entries}.values())
+    found = run_rules(ManifestSet(documents, entries), application=application,
+                      only_application=True)
+    return [f"{d.location.file}:{d.location.line}:{d.location.column}: {d.rule} {d.message}"
+            for d in sorted(found, key=Diagnostic.sort_key) if d.severity is Severity.ERROR]
 
 
 def validate_api_commands(items: Any, *, scope: str,
@@ -110,11 +157,16 @@ def validate_api_commands(items: Any, *, scope: str,
 
 def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
                    ignore: Collection[str] = (),
-                   env: Mapping[str, str] | None = None) -> ValidationResult:
-    """Validate manifest files and directories; see :func:`expand_paths`."""
+                   env: Mapping[str, str] | None = None,
+                   application: AppInfo | None = None) -> ValidationResult:
+    """Validate manifest files and directories; see :func:`expand_paths`.
+
+    With ``application``, the rules that need it run too.
+    """
     files, problems = expand_paths(paths)
     documents = [load_file(path, env=env) for path in files]
-    result = validate_documents(documents, select=select, ignore=ignore)
+    result = validate_documents(documents, select=select, ignore=ignore,
+                                application=application)
     result.diagnostics = sorted(problems + result.diagnostics, key=Diagnostic.sort_key)
     result.unreadable = [d.location.file for d in problems]
     result.unreadable += [doc.file for doc in documents if doc.unreadable]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from cmdsync.client.auth import Token
 from cmdsync.client.http import DiscordClient
 
 Json = dict[str, Any]
@@ -101,3 +102,20 @@ async def put_permissions(client: DiscordClient, application_id: str, guild_id: 
     return cast(Json, await client.request(
         "PUT", f"{path}/{target_id}/permissions", route=route + "/{}/permissions",
         json_body={"permissions": [dict(o) for o in overwrites]}, permissions=True))
+
+
+async def get_application(client: DiscordClient) -> Json:
+    """The credentials' application object.
+
+    A bot token reads ``GET /applications/@me`` (``PrivateApplicationResponse``);
+    client credentials read the ``application`` of ``GET /oauth2/@me``
+    (``ApplicationResponse``), as openapi.json allows ``/applications/@me``
+    to bot tokens only. Discord documents the latter as partial: it may lack
+    ``flags`` or ``integration_types_config`` (see :mod:`cmdsync.application`).
+    """
+    commands = client.auth.commands
+    if isinstance(commands, Token) and commands.scheme.lower() == "bot":
+        return cast(Json, await client.request("GET", "/applications/@me",
+                                               route="/applications/@me"))
+    body = await client.request("GET", "/oauth2/@me", route="/oauth2/@me")
+    return cast(Json, body.get("application") if isinstance(body, dict) else None)

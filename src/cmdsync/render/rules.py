@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from cmdsync.rules import Rule, all_rules
 
-_CHECKED_BY = {"rule": "rule", "schema": "JSON Schema", "loader": "loader"}
+_CHECKED_BY = {"rule": "rule", "schema": "JSON Schema", "loader": "loader",
+               "application": "rule once the application is read: validate --online, plan"}
 
 
 def listing() -> str:

@@ -29,6 +29,7 @@ _MODULES = (
     "global_only_field", "guild_bot_dm", "private_channel", "default_member_permissions",
     "overwrite_count", "overwrite_target", "overwrite_id",
     "snowflake", "application_id_mismatch", "duplicate_command_id",
+    "unsupported_integration_type", "entry_point_without_activity",
 )
 
 

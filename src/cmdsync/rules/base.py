@@ -3,8 +3,12 @@
 A rule module defines ``ID``, ``NAME``, ``TITLE``, ``SEVERITY``, a module
 docstring (its documentation, with a failing and a passing example) and
 ``check(manifest) -> Iterator[Finding]``. Rules enforced by the JSON Schema
-set ``CHECKED_BY = "schema"`` and have no ``check``. :class:`Rule` wraps a
-module; the registry in :mod:`cmdsync.rules` lists them all.
+set ``CHECKED_BY = "schema"`` and have no ``check``. Rules that need to know
+the application (its flags, its installation contexts) set
+``NEEDS_APPLICATION = True`` and define ``check(manifest, application)``
+instead: they run only when an :class:`~cmdsync.application.AppInfo` is
+given (``validate --online``, ``plan``). :class:`Rule` wraps a module; the
+registry in :mod:`cmdsync.rules` lists them all.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
+from cmdsync.application import AppInfo
 from cmdsync.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.loader import Document, Path
 from cmdsync.manifest.model import ManifestSet
@@ -37,6 +42,7 @@ class Finding:
 
 
 Check = Callable[[ManifestSet], Iterator[Finding]]
+AppCheck = Callable[[ManifestSet, AppInfo], Iterator[Finding]]
 
 
 @dataclass(frozen=True)
@@ -49,19 +55,22 @@ class Rule:
     severity: Severity
     doc: str
     check: Check | None
-    checked_by: str  # "rule" (Python check), "schema", or "loader"
+    checked_by: str  # "rule" (Python check), "schema", "loader", or "application"
+    app_check: AppCheck | None = None  # the check of a rule that needs the application
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Rule:
         check = getattr(module, "check", None)
+        needs_app = getattr(module, "NEEDS_APPLICATION", False)
         return cls(
             id=module.ID,
             name=module.NAME,
             title=module.TITLE,
             severity=module.SEVERITY,
             doc=inspect.cleandoc(module.__doc__ or ""),
-            check=check,
-            checked_by=getattr(module, "CHECKED_BY", "rule"),
+            check=None if needs_app else check,
+            checked_by="application" if needs_app else getattr(module, "CHECKED_BY", "rule"),
+            app_check=check if needs_app else None,
         )
 
     def diagnostic(self, finding: Finding) -> Diagnostic:

@@ -8,7 +8,8 @@ others. This rule owns the entry-point cap, so CS302 does not
 count entry points and CS303 does not compare their names: every entry point
 after the first (in any file of the run) is an error here, with the first
 as the related location. Whether the application has an Activity (the
-EMBEDDED flag) cannot be known offline and is not checked.
+EMBEDDED flag) cannot be known offline: CS602 checks it once the application
+is read (``validate --online``, ``plan``).
 
 Failing::
 
