@@ -154,12 +154,15 @@ def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     assert err.startswith("nope.yaml: CS001 no such file or directory")
 
 
-def test_api_errors_are_shown_as_discord_reported_them(
+def test_credentials_of_another_application_stop_at_the_application_read(
         capsys: pytest.CaptureFixture[str]) -> None:
+    """plan reads the application first (GET /applications/@me): a token of another
+    application is named before any command request (which would get 403 code 20012)."""
     code, out, err = run(capsys, "plan", "--local", "--application-id", "999", "bot.yaml")
     assert (code, out) == (1, "")
-    assert err == ("error: GET /applications/999/commands: HTTP 404: Unknown Application "
-                   "(code 10002)\n")
+    assert err == ("error: the credentials belong to application 111111111111111111, not 999: "
+                   "use the manifest's application's token, or --application-id "
+                   "111111111111111111\n")
 
 
 def test_no_credentials(capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,7 +237,9 @@ def test_remote_session_with_env_credentials(tmp_path: Path) -> None:
         (f"http://remote.test/api/v10/applications/{emulator_seed.APPLICATION_ID}/guilds/"
         f"{GUILD}/commands/permissions"),
         (f"http://remote.test/api/v10/applications/{emulator_seed.APPLICATION_ID}/guilds/"
-        f"{GUILD}/commands?with_localizations=true")]
+        f"{GUILD}/commands?with_localizations=true"),
+        "http://remote.test/api/v10/applications/@me"]  # read once, first
+    assert str(seen[0].url).endswith("/applications/@me")
     assert {r.headers["authorization"] for r in seen} == {f"Bot {emulator_seed.BOT_TOKEN}"}
     assert all(r.method == "GET" for r in seen)
 

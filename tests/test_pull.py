@@ -27,10 +27,20 @@ GUILD = "222222222222222222"
 
 def serve(commands: dict[str, list[dict[str, Any]]],
           permissions: dict[str, list[dict[str, Any]]] | None = None) -> httpx.MockTransport:
-    """A Discord that answers list calls from fixed data, and nothing else."""
+    """A Discord that answers list calls from fixed data, and nothing else.
+
+    ``GET /applications/@me`` (plan reads it) is an application that allows
+    everything: user install and an Activity.
+    """
+    app = next((c["application_id"] for scope in commands.values() for c in scope),
+               "111111111111111111")
+
     def handler(request: httpx.Request) -> httpx.Response:
         assert request.method == "GET"
         assert request.headers["authorization"] == "Bot t"
+        if request.url.path.endswith("/applications/@me"):
+            return httpx.Response(200, json={"id": app, "flags": 1 << 17,
+                                             "integration_types_config": {"0": {}, "1": {}}})
         parts = request.url.path.split("/")
         if parts[-1] == "permissions":
             return httpx.Response(200, json=(permissions or {}).get(parts[-3], []))

@@ -9,7 +9,9 @@ the emulator's own bot and user tokens.
 
 :func:`fetch_scopes` reads, concurrently (bounded by the client's
 semaphore and rate limiter), ``GET .../commands?with_localizations=true``
-for each scope and ``GET .../commands/permissions`` for each guild.
+for each scope and ``GET .../commands/permissions`` for each guild;
+:func:`read_application` reads the application itself (``GET
+/applications/@me``), which ``plan`` does once per run, before the scopes.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from cmdsync.application import AppInfo, app_info
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient
+from cmdsync.errors import CmdsyncError
 from cmdsync.state import DesiredState, LiveScope, LiveState, live_scope, scope_order
 
 LOCAL_STATE = os.path.join(".cmdsync", "local.sqlite")
@@ -173,13 +177,34 @@ def scopes_to_fetch(desired: DesiredState) -> list[str]:
     return scopes
 
 
-async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState
-                     ) -> LiveState:
+async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState, *,
+                     application: AppInfo | None = None) -> LiveState:
     """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
 
     Overwrites must be readable in the guilds whose ``permissions`` the
-    manifest sets; elsewhere they only feed rename warnings.
+    manifest sets; elsewhere they only feed rename warnings. ``application``
+    (from :func:`read_application`) is kept in the state for the diff.
     """
     needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
-    return await fetch_scopes(client, application_id, scopes_to_fetch(desired),
+    live = await fetch_scopes(client, application_id, scopes_to_fetch(desired),
                               need_permissions=needed)
+    return replace(live, application=application)
+
+
+async def read_application(client: DiscordClient, application_id: str) -> AppInfo:
+    """The credentials' application (:func:`cmdsync.client.endpoints.get_application`).
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` when the credentials belong
+    to another application than ``application_id`` (every later request
+    would fail with 403 code 20012), and
+    :class:`~cmdsync.client.errors.ApiError` when the read fails.
+    """
+    try:
+        info = app_info(await endpoints.get_application(client))
+    except ValueError:  # no application object: nothing is known of it
+        info = AppInfo(application_id)
+    if info.id != application_id:
+        raise CmdsyncError(f"the credentials belong to application {info.id}, not "
+                           f"{application_id}: use the manifest's application's token, or "
+                           f"--application-id {info.id}")
+    return info

@@ -4,12 +4,17 @@
 :class:`~cmdsync.state.LiveState` and returns a :class:`Plan`; nothing here
 does I/O. Per scope the manifest manages (``"global"`` or a guild id):
 
-- commands are matched by manifest ``id`` first, then by type and name;
-  matched ones are no-op or update (field by field, see
-  :mod:`cmdsync.plan_fields`), unmatched desired ones are creates;
+- commands are matched by manifest ``id`` first, then by type and name
+  (the entry point by type alone: an application has one); matched ones
+  are no-op or update (field by field, see :mod:`cmdsync.plan_fields`),
+  unmatched desired ones are creates;
 - live commands the manifest does not name are deleted when pruning, else
   kept; a live PRIMARY_ENTRY_POINT the manifest does not manage is always
-  kept (a bulk overwrite without it fails with 50240, FACTS.md);
+  kept, its body in the plan (a bulk overwrite without it fails with
+  50240, FACTS.md);
+- when the live state carries the application, a global command without
+  ``integration_types`` defaults to its installation contexts, and the
+  rules that need the application (CS601, CS602) are plan errors;
 - a rename (manifest ``id`` with another name) keeps the id and warns that
   Discord drops the command's overwrites; the manifest's overwrites for it
   are put again;
@@ -168,15 +173,23 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
     ``prune`` False (``--no-prune``) keeps every live command the manifest
     does not name, whatever the manifest's ``prune`` says.
     ``default_integration_types`` is the application's installation
-    contexts when known (see :func:`cmdsync.normalize.canonical`).
+    contexts (see :func:`cmdsync.normalize.canonical`); by default those of
+    ``live.application`` when known.
     """
     # plan_permissions builds this module's values, so it is imported here, not on top
     from cmdsync.plan_permissions import permission_changes, rename_warnings
+    from cmdsync.validate import application_errors
 
+    if default_integration_types is None and live.application is not None:
+        default_integration_types = live.application.integration_types
     defaults = list(default_integration_types) if default_integration_types is not None \
         else None
     warnings: list[str] = []
     errors: list[str] = []
+    if live.application is not None:
+        errors += application_errors([c.entry for s in desired.scopes.values()
+                                      for c in s.commands if c.entry is not None],
+                                     live.application)
     matched: dict[str, list[CommandChange]] = {}
     for scope in desired.scopes.values():
         if scope.manages_commands:
@@ -211,9 +224,8 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
                                 "with a new id")
             pending.append(command)
     for command in pending:
-        key = (_type(command.body), command.body.get("name"))
-        found = next((i for i, c in remaining.items()
-                      if (_type(c), c.get("name")) == key), None)
+        key = _match_key(command.body)
+        found = next((i for i, c in remaining.items() if _match_key(c) == key), None)
         if found is not None:
             changes.append(_compare(scope.scope, command.body, remaining.pop(found),
                                     defaults, errors))
@@ -239,7 +251,7 @@ def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
     changes = tuple(FieldChange(*c) for c in field_changes(before, after))
     new_name = str(body.get("name"))
     sent = {**body, "id": str(current["id"])}
-    if scope == "global" and body.get("integration_types") is None \
+    if scope == "global" and defaults is None and body.get("integration_types") is None \
             and after.get("integration_types") is not None:
         # The plan compared against the live value (the app's default is not
         # known): send it, so apply keeps what the plan showed.
@@ -293,6 +305,13 @@ def _label(scope: str) -> str:
 
 def _kind(body: Mapping[str, Any]) -> str:
     return CommandType(_type(body)).name.lower()
+
+
+def _match_key(command: Mapping[str, Any]) -> tuple[int, Any]:
+    """Type and name; the entry point by type alone (one per application, FACTS.md)."""
+    kind = _type(command)
+    return (kind, None) if kind == CommandType.PRIMARY_ENTRY_POINT else (kind,
+                                                                         command.get("name"))
 
 
 def _type(command: Mapping[str, Any]) -> int:

@@ -3,7 +3,11 @@
 :func:`plan_paths` validates the manifests first and stops there, before any
 request, if they have errors. Otherwise it opens a session (Discord or the
 local emulator), fetches the live state of the manifest's scopes and
-returns the :class:`~cmdsync.plan.Plan`. API failures raise
+returns the :class:`~cmdsync.plan.Plan`. It reads the application once
+(``GET /applications/@me``), before the scopes, and runs the rules that
+need it (CS601, CS602): their errors stop the run there, as offline
+validation errors do; its installation contexts are the default
+``integration_types`` of global commands. API failures raise
 :class:`~cmdsync.client.errors.ApiError` with Discord's own code and
 message.
 """
@@ -14,16 +18,23 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from cmdsync.application import AppInfo
 from cmdsync.client.http import DiscordClient
 from cmdsync.errors import CmdsyncError, UsageError
-from cmdsync.fetch import Connection, fetch_live, local_application_id, open_session
+from cmdsync.fetch import (
+    Connection,
+    fetch_live,
+    local_application_id,
+    open_session,
+    read_application,
+)
 from cmdsync.guardrails import with_budget_warnings
 from cmdsync.ledger import load as load_ledger
 from cmdsync.plan import Plan, diff
 from cmdsync.state import DesiredState, LiveState, desired_state
-from cmdsync.validate import ValidationResult, validate_paths
+from cmdsync.validate import ValidationResult, validate_paths, with_application
 
 
 @dataclass(frozen=True)
@@ -31,12 +42,14 @@ class PlanRun:
     """The validation result, and the plan when validation passed.
 
     ``api_url`` is where live state was read (``local:<path>`` for the
-    emulator).
+    emulator). ``application`` is the application read (None when
+    validation failed before any request).
     """
 
     validation: ValidationResult
     plan: Plan | None = None
     api_url: str | None = None
+    application: AppInfo | None = None
 
 
 def resolve_application_id(*, manifest: str | None, flag: str | None,
@@ -82,14 +95,38 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
     return validation, desired_state(manifest, application_id=app)
 
 
-async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool
-                    ) -> tuple[Plan, LiveState]:
+async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool,
+                    application: AppInfo | None = None) -> tuple[Plan, LiveState]:
     """Read the live state ``desired`` needs and diff: the plan, and the state it saw.
 
     ``plan`` and ``apply`` both plan through here, so they plan alike.
+    ``application`` (:func:`~cmdsync.fetch.read_application`, read once per
+    run) gives global commands their default ``integration_types`` and makes
+    the application rules (CS601, CS602) plan errors, which apply refuses
+    before any write; without it, an unset ``integration_types`` compares
+    with the live value and those rules do not run.
     """
-    live = await fetch_live(client, str(desired.application_id), desired)
-    return diff(desired, live, prune=prune), live
+    live = await fetch_live(client, str(desired.application_id), desired,
+                            application=application)
+    plan = diff(desired, live, prune=prune)
+    return (with_unknowns(plan, application) if application else plan), live
+
+
+def with_unknowns(plan: Plan, application: AppInfo) -> Plan:
+    """``plan`` with a warning for each application field that could not be read.
+
+    Client credentials read the partial application of ``GET /oauth2/@me``,
+    which may lack ``integration_types_config`` or ``flags``.
+    """
+    notes = []
+    if application.integration_types is None:
+        notes.append(f"application {application.id}: its installation contexts are unknown "
+                     "(no integration_types_config): commands without integration_types are "
+                     "compared with their live value, and CS601 was not checked")
+    if application.flags is None:
+        notes.append(f"application {application.id}: its flags are unknown: CS602 (entry "
+                     "points need an Activity) was not checked")
+    return replace(plan, warnings=plan.warnings + tuple(notes)) if notes else plan
 
 
 def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
@@ -107,12 +144,20 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
     if desired is None:
         return PlanRun(validation)
 
-    async def run() -> tuple[Plan, str]:
-        guilds = [scope for scope in desired.scopes if scope != "global"]
-        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            plan, _ = await plan_live(session.client, desired, prune=prune)
-            return plan, session.api_url
+    state: DesiredState = desired
 
-    plan, api_url = asyncio.run(run())
+    async def run() -> tuple[ValidationResult, Plan | None, AppInfo, str]:
+        guilds = [scope for scope in state.scopes if scope != "global"]
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+            info = await read_application(session.client, str(state.application_id))
+            checked = with_application(validation, info)
+            if checked.errors:  # before reading, let alone writing, any command
+                return checked, None, info, session.api_url
+            plan, _ = await plan_live(session.client, state, prune=prune, application=info)
+            return checked, plan, info, session.api_url
+
+    checked, plan, info, api_url = asyncio.run(run())
+    if plan is None:
+        return PlanRun(checked, api_url=api_url, application=info)
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
-    return PlanRun(validation, plan, api_url)
+    return PlanRun(checked, plan, api_url, info)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cmdsync.application import AppInfo
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.model import GLOBAL, CommandEntry, ManifestSet
 from cmdsync.normalize import canonical_overwrites, request_body
@@ -89,10 +90,16 @@ class LiveScope:
 
 @dataclass(frozen=True)
 class LiveState:
-    """The live scopes fetched for one application."""
+    """The live scopes fetched for one application, and the application when read.
+
+    ``application`` (``GET /applications/@me``) gives the default
+    ``integration_types`` of global commands and the checks that need the
+    application; None when it was not read.
+    """
 
     application_id: str
     scopes: Mapping[str, LiveScope] = field(default_factory=dict)
+    application: AppInfo | None = None
 
     def scope(self, scope: str) -> LiveScope:
         return self.scopes.get(scope) or LiveScope(scope)
