@@ -224,3 +224,14 @@ def test_guild_commands_ignore_the_application_install_settings() -> None:
         return await client.get(GUILD_COMMANDS, headers=BOT)
 
     assert names(run(calls).json()) == ["local"]
+
+
+def test_flags_new_carries_bits_past_the_int32_flags() -> None:
+    wide = EMBEDDED | 1 << 40
+
+    async def calls(client: httpx.AsyncClient) -> httpx.Response:
+        await client.patch("/applications/@me", headers=BOT, json={"flags": wide})
+        return await client.get("/applications/@me", headers=BOT)
+
+    body = run(calls).json()
+    assert (body["flags"], body["flags_new"]) == (EMBEDDED, str(wide))
