@@ -78,7 +78,7 @@ def test_create_then_a_second_apply_makes_zero_writes(
     again = apply(emulator, [path], tmp_path, strategy=strategy)
     assert again.result is not None and again.result.scopes == ()
     assert emulator.log.counts()["writes"] == 0
-    assert [r.method for r in again.result.requests] == ["GET"] * 3
+    assert [r.method for r in again.result.requests] == ["GET"] * 4  # app, 2 scopes, overwrites
 
 
 @pytest.mark.parametrize("strategy", [Strategy.BULK, Strategy.PER_COMMAND])
@@ -269,6 +269,20 @@ def test_invalid_manifests_stop_before_any_request(emulator: Emulator, tmp_path:
     assert emulator.log.counts()["requests"] == 0
 
 
+def test_rules_that_need_the_application_stop_apply_before_any_command_request(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """The default app installs to guilds only (CS601): plan's check, in apply too."""
+    path = write(tmp_path / "bot.yaml", """\
+        commands:
+          - {name: ping, description: Ping, integration_types: [guild_install, user_install]}
+        """)
+    run = apply(emulator, [path], tmp_path)
+    assert run.plan is None and run.validation is not None
+    assert [d.rule for d in run.validation.diagnostics] == ["CS601"]
+    assert [(e.method, e.path) for e in emulator.log.entries()] == [
+        ("GET", "/api/v10/applications/@me")]
+
+
 def test_the_result_lists_every_request_with_its_outcome(
         emulator: Emulator, tmp_path: Path) -> None:
     path = write(tmp_path / "bot.yaml", MANIFEST)
@@ -277,13 +291,14 @@ def test_the_result_lists_every_request_with_its_outcome(
     mod = next(c["id"] for c in commands(emulator, GUILD) if c["name"] == "mod")
     got = [(r.method, r.path.removeprefix("/applications/" + APP), r.status, r.outcome)
            for r in result.requests]
-    reads = sorted(got[:4])
+    assert got[0] == ("GET", "/applications/@me", 200, "read")
+    reads = sorted(got[1:5])
     assert reads == [
         ("GET", "/commands", 200, "read"),
         ("GET", f"/guilds/{GUILD}/commands", 200, "read"),
         ("GET", f"/guilds/{GUILD}/commands/permissions", 200, "read"),
         ("GET", f"/guilds/{GUILD}/commands/permissions", 200, "read")]  # the Bearer check
-    assert got[4:] == [("POST", "/commands", 201, "created")] * 3 + [
+    assert got[5:] == [("POST", "/commands", 201, "created")] * 3 + [
         ("POST", f"/guilds/{GUILD}/commands", 201, "created")] * 2 + [
         ("PUT", f"/guilds/{GUILD}/commands/{mod}/permissions", 200, "permissions set")]
     assert [(c.action, c.status) for s in result.scopes for c in s.changes] == [

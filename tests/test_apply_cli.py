@@ -111,11 +111,11 @@ def test_json_prints_the_result_with_every_request(capsys: pytest.CaptureFixture
     assert (document["status"], document["api_url"], document["application_id"]) == (
         "applied", LOCAL, APP)
     assert document["summary"] == {"created": 2, "updated": 0, "deleted": 0,
-                                   "permission_sets": 1, "not_applied": 0, "requests": 7,
+                                   "permission_sets": 1, "not_applied": 0, "requests": 8,
                                    "writes": 3, "creates": 2}
     assert [(r["method"], r["status"], r["outcome"]) for r in document["requests"][-3:]] == [
         ("PUT", 200, "replaced"), ("PUT", 200, "replaced"), ("PUT", 200, "permissions set")]
-    assert {r["outcome"] for r in document["requests"][:4]} == {"read"}
+    assert {r["outcome"] for r in document["requests"][:5]} == {"read"}
     assert [(s["scope"], s["strategy"], s["status"]) for s in document["scopes"]] == [
         ("global", "bulk", "applied"), (GUILD, "bulk", "applied")]
     again = json.loads(run(capsys, "apply", "--local", "--auto-approve", "--format", "json",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 from apply_support import (
     API,
@@ -13,6 +15,7 @@ from apply_support import (
     ENV,
     GUILD,
     SECRETS,
+    Hooks,
     apply,
     apply_plan_file,
     commands,
@@ -24,7 +27,9 @@ from apply_support import (
 from test_apply import CHANGED, MANIFEST
 
 from cmdsync.apply_strategy import Strategy
+from cmdsync.applying import ApplyOptions, apply_paths
 from cmdsync.emulator import seed as emulator_seed
+from cmdsync.emulator.app import create_app
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
@@ -194,24 +199,43 @@ def test_5xx_answers_are_retried_and_reported(emulator: Emulator, tmp_path: Path
     assert not plan(emulator, [path], tmp_path).has_changes
 
 
+class Rejecting(httpx.AsyncBaseTransport):
+    """The emulator, except that a bulk overwrite gets Discord's 50035 for item 1's
+    first option name: something Discord refuses that cmdsync cannot know."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.inner = httpx.ASGITransport(app=create_app(emulator))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "PUT" and request.url.path.endswith("/commands"):
+            leaf = {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME",
+                                 "message": "Command name is invalid"}]}
+            return httpx.Response(400, json={"code": 50035, "message": "Invalid Form Body",
+                                             "errors": {"1": {"options": {"0": {
+                                                 "name": leaf}}}}})
+        return await self.inner.handle_async_request(request)
+
+
 def test_a_50035_answer_points_at_the_manifest_line(emulator: Emulator,
                                                     tmp_path: Path) -> None:
-    """The app supports guild installs only: Discord refuses user_install (50035),
-    which cmdsync validate cannot know."""
     path = write(tmp_path / "bot.yaml", """\
         commands:
-          - name: ping
-            description: Ping
-            integration_types: [guild_install, user_install]
+          - {name: ban, description: Ban}
+          - name: kick
+            description: Kick
+            options:
+              - {type: user, name: member, description: Who}
         """)
-    result = apply(emulator, [path], tmp_path, strategy=Strategy.BULK).result
-    assert result is not None and not result.ok
-    (diagnostic,) = result.scopes[0].diagnostics
-    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.rule) == (
-        path, 4, "D50035")
-    assert diagnostic.message == (
-        "Discord rejected the request: APPLICATION_COMMAND_INTEGRATION_TYPES_UNSUPPORTED: A "
-        "command's integration_types must already be supported at application level")
+    rejecting = replace(connection(emulator), transport=Rejecting(emulator))
+    run = apply_paths([path], connection=rejecting, options=ApplyOptions(Strategy.BULK),
+                      hooks=Hooks(), interactive=False, env=ENV, cwd=str(tmp_path))
+    assert run.result is not None and not run.result.ok
+    (diagnostic,) = run.result.scopes[0].diagnostics
+    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.location.column,
+            diagnostic.rule, diagnostic.message) == (
+        path, 6, 28, "D50035",  # the value of options[0].name of the second command
+        ("Discord rejected the request: APPLICATION_COMMAND_INVALID_NAME: Command name is "
+        "invalid"))
 
 
 def test_the_ledger_counts_confirmed_creates_and_never_a_token(

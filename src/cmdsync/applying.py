@@ -49,7 +49,7 @@ from cmdsync.guardrails import (
 )
 from cmdsync.manifest.model import CommandEntry
 from cmdsync.plan import Plan
-from cmdsync.planning import plan_live, prepare
+from cmdsync.planning import plan_live, plan_session, prepare
 from cmdsync.state import DesiredState, LiveState
 from cmdsync.validate import ValidationResult
 
@@ -121,15 +121,19 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
             async def read() -> LiveState:
                 return (await plan_live(session.client, state, prune=options.prune))[1]
 
-            plan, live = await plan_live(session.client, state, prune=options.prune)
-            plan = with_budget_warnings(plan, ledger=ledger.load(cwd),
+            checked, planned, live, _ = await plan_session(session.client, state, validation,
+                                                           prune=options.prune)
+            if planned is None or live is None:
+                return ApplyRun(checked)
+            plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
                                         api_url=session.api_url, now=clock())
             hooks.show_plan(plan)
-            return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
+            done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                                 cwd=cwd, clock=clock, entries=_entries(state),
                                 confirm=interactive)
+            return replace(done, validation=checked)
 
-    return replace(asyncio.run(run()), validation=validation)
+    return asyncio.run(run())
 
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,

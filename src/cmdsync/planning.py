@@ -112,6 +112,23 @@ async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool
     return (with_unknowns(plan, application) if application else plan), live
 
 
+async def plan_session(client: DiscordClient, desired: DesiredState,
+                       validation: ValidationResult, *, prune: bool
+                       ) -> tuple[ValidationResult, Plan | None, LiveState | None, AppInfo]:
+    """Read the application, run the rules that need it, then :func:`plan_live`.
+
+    Returns the validation with those rules' diagnostics, the plan and the
+    live state it saw (both None when those rules found errors: no command
+    is read), and the application. ``plan`` and ``apply`` both start here.
+    """
+    info = await read_application(client, str(desired.application_id))
+    checked = with_application(validation, info)
+    if checked.errors:  # before reading, let alone writing, any command
+        return checked, None, None, info
+    plan, live = await plan_live(client, desired, prune=prune, application=info)
+    return checked, plan, live, info
+
+
 def with_unknowns(plan: Plan, application: AppInfo) -> Plan:
     """``plan`` with a warning for each application field that could not be read.
 
@@ -149,11 +166,8 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
     async def run() -> tuple[ValidationResult, Plan | None, AppInfo, str]:
         guilds = [scope for scope in state.scopes if scope != "global"]
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            info = await read_application(session.client, str(state.application_id))
-            checked = with_application(validation, info)
-            if checked.errors:  # before reading, let alone writing, any command
-                return checked, None, info, session.api_url
-            plan, _ = await plan_live(session.client, state, prune=prune, application=info)
+            checked, plan, _, info = await plan_session(session.client, state, validation,
+                                                        prune=prune)
             return checked, plan, info, session.api_url
 
     checked, plan, info, api_url = asyncio.run(run())
