@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,10 @@ def test_text_create_update_delete() -> None:
         '  + chat_input "new"\n'
         '  - chat_input "old" (id 12)\n'
         "  after apply: 3/100 CHAT_INPUT, 0/15 USER, 0/15 MESSAGE, 0/1 PRIMARY_ENTRY_POINT\n"
+        "\n"
+        "Warning: global: chat_input 'old' is deleted and 'new' created; if this is a rename, "
+        "add `id: \"12\"` to 'new' in the manifest to keep the command's id and spend no "
+        "create\n"
         "\n"
         "Plan: 1 to create, 1 to update, 1 to delete, 0 permission sets to change.\n"
     )
@@ -155,9 +160,7 @@ def test_rich_colours_glyphs() -> None:
     assert "\x1b[32m+\x1b[0m" in coloured  # green create
     assert "\x1b[33m~\x1b[0m" in coloured  # yellow update
     assert "\x1b[31m-\x1b[0m" in coloured  # red delete
-    stripped = stream.getvalue()
-    for code in ("\x1b[32m", "\x1b[33m", "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"):
-        stripped = stripped.replace(code, "")
+    stripped = re.sub("\x1b\\[[0-9;]*m", "", stream.getvalue())
     assert stripped == to_text(basic_plan())
 
 

@@ -202,6 +202,7 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
                                    warnings=warnings, errors=errors)
         plans.append(_scope_plan(scope, live, commands, perms, errors))
     warnings.extend(rename_warnings(matched, desired, live))
+    warnings.extend(_rename_hints(matched))
     return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
                 desired.digest)
 
@@ -297,6 +298,27 @@ def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChan
                           f"after apply; Discord allows {MAX_COMMANDS_PER_TYPE[kind]}")
     return ScopePlan(scope.scope, tuple(commands), tuple(perms), True, scope.prune, creates,
                      totals, refs)
+
+
+def _rename_hints(matched: Mapping[str, list[CommandChange]]) -> list[str]:
+    """A hint where one delete and one create of a type in a scope look like a rename.
+
+    Deleting and creating loses the command's id and its permission
+    overwrites and spends a create (FACTS.md "Endpoints"); the manifest's
+    ``id`` turns it into an update in place.
+    """
+    hints = []
+    for scope, changes in matched.items():
+        for kind in CommandType:
+            deletes = [c for c in changes if c.type == kind and c.action is Action.DELETE]
+            creates = [c for c in changes if c.type == kind and c.action is Action.CREATE]
+            if len(deletes) == 1 and len(creates) == 1:
+                old, new = deletes[0], creates[0]
+                hints.append(f"{_label(scope)}: {kind.name.lower()} {old.name!r} is deleted "
+                             f"and {new.name!r} created; if this is a rename, add "
+                             f"`id: \"{old.id}\"` to {new.name!r} in the manifest to keep "
+                             "the command's id and spend no create")
+    return hints
 
 
 def _label(scope: str) -> str:
