@@ -54,23 +54,30 @@ def test_offline_validate_does_not_run_the_application_rules(
     assert run(capsys, "validate", "bot.yaml") == (0, "All 1 file valid (2 commands).\n", "")
 
 
+def _local_application(flags: int, integration_types: tuple[int, ...]) -> None:
+    """Set up ``--local``'s application (its default supports both install contexts)."""
+    os.makedirs(".cmdsync", exist_ok=True)
+    local = new_emulator(state=".cmdsync/local.sqlite")
+    local.store.add_application(emulator_seed.Application(
+        APP, "cmdsync emulator", flags, integration_types, emulator_seed.CLIENT_SECRET))
+    local.store.close()
+
+
 def test_online_validate_adds_them(capsys: pytest.CaptureFixture[str]) -> None:
+    _local_application(0, (0,))
     assert run(capsys, "validate", "--online", "--local", "bot.yaml") == (
         1, CS601 + CS602 + "\nFound 2 errors in 1 of 1 file.\n", "")
 
 
 def test_online_validate_passes_what_the_application_allows(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    os.makedirs(".cmdsync", exist_ok=True)
-    local = new_emulator(state=".cmdsync/local.sqlite")
-    local.store.add_application(emulator_seed.Application(
-        APP, "cmdsync emulator", 1 << 17, (0, 1), emulator_seed.CLIENT_SECRET))
-    local.store.close()
+    _local_application(1 << 17, (0, 1))
     assert run(capsys, "validate", "--online", "--local", "bot.yaml") == (
         0, "All 1 file valid (2 commands).\n", "")
 
 
 def test_select_and_ignore_apply_to_them(capsys: pytest.CaptureFixture[str]) -> None:
+    _local_application(0, (0,))
     assert run(capsys, "validate", "--online", "--local", "--ignore", "CS602", "bot.yaml")[1] \
         == CS601 + "\nFound 1 error in 1 of 1 file.\n"
 
