@@ -7,6 +7,7 @@ id, distinct command names per scope).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,20 @@ def test_example_has_schema_modeline(path: Path) -> None:
     assert first.startswith(MODELINE)
     schema = (path.parent / first[len(MODELINE):]).resolve()
     assert schema == (ROOT / "schemas" / "manifest.schema.json").resolve()
+
+
+def test_examples_apply_locally_then_plan_no_changes(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a newcomer tries after the quickstart: every example, against --local."""
+    from cmdsync.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("DISCORD_")]:
+        monkeypatch.delenv(name)
+    codes = []
+    for args in (["apply", "--local", "--auto-approve", "--format", "json", str(EXAMPLES)],
+                 ["plan", "--local", "--detailed-exitcode", str(EXAMPLES)]):
+        with pytest.raises(SystemExit) as exited:
+            main(args)
+        codes.append(exited.value.code)
+    assert codes == [0, 0]
