@@ -18,14 +18,13 @@ A plan without changes makes no write request, and no backup.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from cmdsync import ledger
+from cmdsync import aio, ledger
 from cmdsync.apply import ApplyResult, Context, Observer, execute, request_records
 from cmdsync.apply_strategy import ScopeSteps, Strategy, schedule
 from cmdsync.backup import backup_manifest, write_backup
@@ -133,7 +132,7 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
                                 confirm=interactive)
             return replace(done, validation=checked)
 
-    return asyncio.run(run())
+    return aio.run(run())
 
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
@@ -176,7 +175,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                                 cwd=cwd, clock=clock, entries={}, confirm=False)
 
-    return asyncio.run(run())
+    return aio.run(run())
 
 
 async def _apply(session: Session, plan: Plan, live: LiveState, *,

@@ -11,11 +11,11 @@ the same connection options as ``plan`` (``--api-url``, ``--local``,
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from cmdsync import aio
 from cmdsync.application import AppInfo, app_info
 from cmdsync.client import endpoints
 from cmdsync.fetch import Connection, open_session
@@ -48,7 +48,7 @@ def read_current_application(connection: Connection, *,
         async with open_session(connection, env=env, cwd=cwd) as session:
             return app_info(await endpoints.get_application(session.client))
 
-    return asyncio.run(run())
+    return aio.run(run())
 
 
 def validate_online(paths: list[str], *, connection: Connection, select: Collection[str] = (),

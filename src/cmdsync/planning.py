@@ -14,12 +14,12 @@ message.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from cmdsync import aio
 from cmdsync.application import AppInfo
 from cmdsync.client.http import DiscordClient
 from cmdsync.errors import CmdsyncError, UsageError
@@ -170,7 +170,7 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
                                                         prune=prune)
             return checked, plan, info, session.api_url
 
-    checked, plan, info, api_url = asyncio.run(run())
+    checked, plan, info, api_url = aio.run(run())
     if plan is None:
         return PlanRun(checked, api_url=api_url, application=info)
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())

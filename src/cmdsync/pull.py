@@ -207,9 +207,9 @@ def pull_application(connection: Any, *, guilds: Sequence[str], application_id: 
     emulator's under ``--local``). Raises
     :class:`~cmdsync.client.errors.ApiError` as Discord reported it.
     """
-    import asyncio
     import os
 
+    from cmdsync import aio
     from cmdsync.errors import UsageError
     from cmdsync.fetch import fetch_scopes, local_application_id, open_session
     from cmdsync.planning import resolve_application_id
@@ -226,6 +226,6 @@ def pull_application(connection: Any, *, guilds: Sequence[str], application_id: 
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
             return await fetch_scopes(session.client, app, ["global", *guilds])
 
-    live = asyncio.run(run())
+    live = aio.run(run())
     manifest, warnings = to_manifest(live, guilds=guilds)
     return to_yaml(manifest), warnings

@@ -1,0 +1,114 @@
+"""Deterministic manifests for the benchmarks: many guilds, many realistic commands.
+
+Every command has localized names and descriptions, a string option with
+four localized choices, a bounded integer option and a user option; every
+fifth command is a subcommand group of two subcommands. Nothing is random: the same arguments give
+the same bytes, so runs and machines compare.
+
+Discord allows at most 100 CHAT_INPUT commands per type per scope, so a
+large manifest spreads its commands over many guild scopes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+APPLICATION_ID = "111111111111111111"
+FIRST_GUILD = 700_000_000_000_000_000
+LOCALES = ("de", "fr")
+_WORDS = ("ban", "kick", "mute", "warn", "note", "role", "poll", "tag", "rank", "play",
+          "queue", "skip", "remind", "quote", "ticket", "event", "level", "shop", "trade",
+          "report")
+
+
+def guild_ids(count: int) -> list[str]:
+    """``count`` guild snowflakes, ascending."""
+    return [str(FIRST_GUILD + i) for i in range(count)]
+
+
+def command(index: int) -> dict[str, Any]:
+    """The ``index``-th command: a name unique within a scope, up to 100 per scope."""
+    name = f"{_WORDS[index % len(_WORDS)]}-{index // len(_WORDS)}"
+    body: dict[str, Any] = {
+        "name": name,
+        "name_localizations": {locale: f"{name}-{locale}" for locale in LOCALES},
+        "description": f"Run {name} on a member of this server",
+        "description_localizations": {locale: f"{name} ({locale})" for locale in LOCALES},
+        "default_member_permissions": ["manage_messages"],
+    }
+    options = _options(name)
+    if index % 5 == 0:
+        options = [{"type": "sub_command_group", "name": "config",
+                    "description": "Configure it",
+                    "options": [{"type": "sub_command", "name": verb,
+                                 "description": f"{verb.title()} a setting",
+                                 "options": _options(name)[:2]} for verb in ("set", "reset")]}]
+    body["options"] = options
+    return body
+
+
+def _options(name: str) -> list[dict[str, Any]]:
+    choices = [{"name": f"Choice {n}", "value": f"{name}-{n}",
+                "name_localizations": {locale: f"Wahl {n} {locale}" for locale in LOCALES}}
+               for n in range(4)]
+    return [
+        {"type": "string", "name": "mode", "description": "How to do it",
+         "description_localizations": {locale: f"Modus {locale}" for locale in LOCALES},
+         "required": True, "choices": choices},
+        {"type": "integer", "name": "amount", "description": "How many",
+         "min_value": 1, "max_value": 100},
+        {"type": "user", "name": "member", "description": "Who"},
+    ]
+
+
+def manifest_text(guilds: list[str], per_guild: int) -> str:
+    """A manifest with ``per_guild`` commands (at most 100) in each of ``guilds``.
+
+    Block-style YAML with flow-style leaves, as people write it; no anchors:
+    every command is written out in every guild.
+    """
+    if per_guild > 100:
+        raise ValueError("Discord allows at most 100 CHAT_INPUT commands per scope")
+    commands = "".join(_indent(dump_yaml([command(i)]), "    ") for i in range(per_guild))
+    lines = [f'application_id: "{APPLICATION_ID}"\n', "guilds:\n"]
+    for guild in guilds:
+        lines.append(f'  "{guild}":\n    commands:\n{commands}')
+    return "".join(lines)
+
+
+def dump_yaml(data: Any) -> str:
+    dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text: str = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                          default_flow_style=None, width=100)
+    if "&id" in text:
+        raise AssertionError("generated commands must not share objects (anchors)")
+    return text
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def write_manifests(directory: str, *, guilds: int, per_guild: int,
+                    guilds_per_file: int = 100) -> list[str]:
+    """One manifest file per ``guilds_per_file`` guilds; returns the paths written.
+
+    Each file stays under cmdsync's 10 MiB limit per file.
+    """
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for n, chunk in enumerate(_chunks(guild_ids(guilds), guilds_per_file)):
+        path = os.path.join(directory, f"guilds-{n:03d}.yaml")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(manifest_text(chunk, per_guild))
+        paths.append(path)
+    return paths
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
