@@ -9,7 +9,9 @@ member (``chat_input``, ``string``, ``bot_dm``, ``manage_guild`` ...);
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
+from types import MappingProxyType
 
 
 class CommandType(enum.IntEnum):
@@ -166,9 +168,10 @@ ENUM_FIELDS: Mapping[str, type[enum.IntEnum]] = {
 }
 
 
-def enum_names(enum_cls: type[enum.IntEnum]) -> dict[str, int]:
+@functools.cache  # rules look names up for every option of every command
+def enum_names(enum_cls: type[enum.IntEnum]) -> Mapping[str, int]:
     """Lowercase member names of ``enum_cls`` mapped to their integers."""
-    return {member.name.lower(): int(member) for member in enum_cls}
+    return MappingProxyType({member.name.lower(): int(member) for member in enum_cls})
 
 
 def enum_value(enum_cls: type[enum.IntEnum], value: object) -> int | None:

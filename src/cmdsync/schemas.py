@@ -5,7 +5,10 @@ Schema errors become diagnostics of four rules, by the keyword that failed:
 -> CS011 wrong type, ``required`` -> CS012 missing key, ``enum``/``uniqueItems``
 -> CS013 invalid value. In a raw ``.json`` array of commands an enum name in
 any case (``"STRING"``) is left to CS016, which names the integer to write.
-Each schema is loaded and compiled once per process.
+Each schema is loaded and compiled once per process. A document is first
+checked by :mod:`cmdsync.compiled_schema` (the same schemas, the same
+verdict, much faster); jsonschema, imported only then, walks the documents
+that fail, for their errors.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import json
 import re
 from collections.abc import Iterator
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
-
+from cmdsync.compiled_schema import Check, Unsupported, compile_schema
 from cmdsync.diagnostics import Diagnostic, Severity
 from cmdsync.manifest.loader import Document, Path
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 MANIFEST_SCHEMA = "manifest.schema.json"
 COMMAND_SCHEMA = "application-command.schema.json"
@@ -42,38 +46,58 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _validator(kind: str) -> Draft202012Validator:
-    command = load_schema(COMMAND_SCHEMA)
+def _schemas() -> dict[str, dict[str, Any]]:
+    """Our schema files by name, and ``"array"``: a raw .json list of commands."""
     manifest = load_schema(MANIFEST_SCHEMA)
+    array = {"$schema": manifest["$schema"], "type": "array",
+             "items": {"$ref": COMMAND_SCHEMA}}
+    return {MANIFEST_SCHEMA: manifest, COMMAND_SCHEMA: load_schema(COMMAND_SCHEMA),
+            "array": array}
+
+
+@functools.cache
+def _quick(kind: str) -> Check | None:
+    """The compiled yes/no check, or None if the schemas need jsonschema alone."""
+    try:
+        return compile_schema(MANIFEST_SCHEMA if kind == "manifest" else "array", _schemas())
+    except Unsupported:
+        return None
+
+
+@functools.cache
+def _validator(kind: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schemas = _schemas()
     # The schemas carry no $id, so that editors and check-jsonschema resolve
     # their relative $ref against the file; here the names are the URIs.
     registry: Registry[Any] = Registry().with_resources([
-        (COMMAND_SCHEMA, Resource.from_contents(command)),
-        (MANIFEST_SCHEMA, Resource.from_contents(manifest)),
-    ])
-    if kind == "manifest":
-        return Draft202012Validator(manifest, registry=registry)
-    array = {"$schema": manifest["$schema"], "type": "array",
-             "items": {"$ref": COMMAND_SCHEMA}}
-    return Draft202012Validator(array, registry=registry)
+        (name, Resource.from_contents(schemas[name])) for name in (COMMAND_SCHEMA,
+                                                                     MANIFEST_SCHEMA)])
+    root = schemas[MANIFEST_SCHEMA if kind == "manifest" else "array"]
+    return Draft202012Validator(root, registry=registry)
 
 
 def check_document(doc: Document) -> list[Diagnostic]:
     """Validate a parsed document against the manifest or command-array schema."""
     data = doc.data
     if isinstance(data, dict):
-        validator = _validator("manifest")
+        kind = "manifest"
     elif isinstance(data, list):
-        validator = _validator("array")
+        kind = "array"
     else:
         return [Diagnostic("CS011", Severity.ERROR,
                            f"the file holds {_article(_json_type(data))}; expected a manifest "
                            "mapping (application_id, commands, guilds) or a list of commands",
                            doc.locate(()))]
+    quick = _quick(kind)
+    if quick is not None and quick(data):
+        return []
     # A .json array is sent to Discord as is: enum names there are CS016's.
     raw = doc.kind == "json" and isinstance(data, list)
     found: list[Diagnostic] = []
-    for error in validator.iter_errors(data):
+    for error in _validator(kind).iter_errors(data):
         found.extend(_diagnostics(doc, error, raw=raw))
     return found
 

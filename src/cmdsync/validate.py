@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from cmdsync import gcpause
 from cmdsync.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.loader import Document, load_file
 from cmdsync.manifest.model import CommandEntry, ManifestSet, collect
@@ -164,9 +165,10 @@ def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
     With ``application``, the rules that need it run too.
     """
     files, problems = expand_paths(paths)
-    documents = [load_file(path, env=env) for path in files]
-    result = validate_documents(documents, select=select, ignore=ignore,
-                                application=application)
+    with gcpause.paused():
+        documents = [load_file(path, env=env) for path in files]
+        result = validate_documents(documents, select=select, ignore=ignore,
+                                    application=application)
     result.diagnostics = sorted(problems + result.diagnostics, key=Diagnostic.sort_key)
     result.unreadable = [d.location.file for d in problems]
     result.unreadable += [doc.file for doc in documents if doc.unreadable]
