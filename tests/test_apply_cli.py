@@ -111,8 +111,8 @@ def test_json_prints_the_result_with_every_request(capsys: pytest.CaptureFixture
     assert (document["status"], document["api_url"], document["application_id"]) == (
         "applied", LOCAL, APP)
     assert document["summary"] == {"created": 2, "updated": 0, "deleted": 0,
-                                   "permission_sets": 1, "not_applied": 0, "requests": 8,
-                                   "writes": 3, "creates": 2}
+                                   "permission_sets": 1, "not_applied": 0, "unknown": 0,
+                                   "requests": 8, "writes": 3, "creates": 2}
     assert [(r["method"], r["status"], r["outcome"]) for r in document["requests"][-3:]] == [
         ("PUT", 200, "replaced"), ("PUT", 200, "replaced"), ("PUT", 200, "permissions set")]
     assert {r["outcome"] for r in document["requests"][:5]} == {"read"}

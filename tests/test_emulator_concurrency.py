@@ -1,5 +1,6 @@
 """Concurrent writers to one scope, over real HTTP (threads) and in-process
-(asyncio tasks): the state always equals one of the writes, never a mix."""
+(asyncio tasks): the state always equals one of the writes, never a mix; with
+20 clients at once, ids and versions stay consistent too."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import httpx
 import pytest
 from test_emulator_support import (
     BOT,
+    GUILD,
     GUILD_COMMANDS,
     asgi_client,
     chat,
@@ -87,3 +89,58 @@ async def test_concurrent_writers_in_process() -> None:
             final = (await api.get(GUILD_COMMANDS, headers=BOT)).json()
             assert summary(final) in WRITES or summary(final) in [
                 w + [("solo", "Check the bot is alive")] for w in WRITES]
+
+
+CLIENTS = 20
+SHARED = [chat(f"shared-{i}", "Kept by everyone") for i in range(3)]
+
+
+def client_set(client: int) -> list[dict[str, Any]]:
+    """Client ``client``'s whole scope: three commands every client keeps (same names
+    and bodies), then its own, in a number and with descriptions no other has."""
+    own = [chat(f"c{client}-{i}", f"Written by client {client}") for i in range(1 + client % 4)]
+    return SHARED + own
+
+
+def test_twenty_concurrent_clients_bulk_overwriting_one_scope(
+        record_property: Any) -> None:
+    """20 clients over HTTP, each with its own connection, PUT their own list to one
+    guild at once, 5 rounds: every answer is exactly what its client wrote; the scope
+    then equals one client's write, never a mix, and matches the winning answer id
+    for id and version; the commands every client keeps keep their ids; every id
+    was created once (the emulator's create count), and no command is left behind."""
+    instance = emulator(limits=MANY_CREATES)
+    instance.faults.configure(FaultConfig(latency=0.002))
+    writes = [summary(client_set(c)) for c in range(CLIENTS)]
+    seen: set[str] = set()
+    shared_ids: set[tuple[str, str]] = set()
+    with http_server(instance) as base_url, ThreadPoolExecutor(CLIENTS) as pool:
+        def write(client: int) -> list[dict[str, Any]]:
+            with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+                response = api.put(GUILD_COMMANDS, json=client_set(client))
+                assert response.status_code == 200, response.text
+                return list(response.json())
+
+        for _ in range(5):
+            answers = list(pool.map(write, range(CLIENTS)))
+            assert [summary(a) for a in answers] == writes
+            with http_client(f"{base_url}/api/v10", headers=BOT) as api:
+                final = api.get(GUILD_COMMANDS).json()
+            winners = [a for a in answers if summary(a) == summary(final)]
+            assert len(winners) == 1  # one client's write, whole
+            assert [(c["id"], c["version"]) for c in final] == [
+                (c["id"], c["version"]) for c in winners[0]]
+            for answer in answers:
+                ids = [c["id"] for c in answer]
+                assert len(set(ids)) == len(ids)
+                assert all(c["id"].isdigit() and int(c["version"]) >= int(c["id"])
+                           for c in answer)
+                seen.update(ids)
+                shared_ids.update((c["name"], c["id"]) for c in answer
+                                  if c["name"].startswith("shared-"))
+        stored = [c for c in instance.store.dump()["commands"] if c["guild_id"] == GUILD]
+    assert sorted((c["id"], c["version"], c["name"]) for c in stored) == sorted(
+        (c["id"], c["version"], c["name"]) for c in final)  # nothing left behind
+    assert len(shared_ids) == len(SHARED)  # one id each, through every round
+    assert instance.log.counts()["creates"] == len(seen)  # each id created exactly once
+    record_property("bulk_overwrites", CLIENTS * 5)

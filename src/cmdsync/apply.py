@@ -12,6 +12,14 @@ Overwrites of a command this apply created are put on the id Discord
 returned (a bulk overwrite's response, or the POST's). Every create Discord
 confirms (201, or a new id in a bulk response) is passed to
 ``record_creates`` for the ledger.
+
+A request that got no answer, or a 5xx, may have been carried out all the
+same; the client sends it again. So a create answered 200 after such an
+attempt was made by that attempt (it counts as a create), and a delete
+answered 404 code 10063 (unknown command) after one was done by it. When a
+step fails after such an attempt, its changes are ``unknown``, not
+``failed``: the report never says "not made" of something Discord may have
+made.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from cmdsync.manifest.model import CommandEntry
 from cmdsync.plan import Action
 
 APPLIED, FAILED, NOT_APPLIED = "applied", "failed", "not applied"
+UNKNOWN = "unknown"  # the request got no answer (or a 5xx): it may have been made
+UNKNOWN_COMMAND = 10063
 CommandKey = tuple[str, int, str]  # (scope, type, name)
 
 
@@ -57,7 +67,8 @@ class ChangeResult:
     ``kind`` is ``command`` or ``permissions`` (``name`` is then the
     manifest's key); ``id`` is the command's id after apply (a create's new
     id; for overwrites, the target id). ``status`` is ``applied``,
-    ``failed`` or ``not applied``.
+    ``failed`` (Discord refused it), ``unknown`` (no answer came: it may
+    have been made) or ``not applied``.
     """
 
     scope: str
@@ -207,8 +218,9 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
             outcome = await _send(context, step)
         except CmdsyncError as exc:
             _claim(context, start, "failed", scope.scope)
+            status = UNKNOWN if _ambiguous(context.client.exchanges[start:]) else FAILED
             rest = [r for s in scope.steps[index:] for r in _changes(
-                s, FAILED if s is step else NOT_APPLIED, context)]
+                s, status if s is step else NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), FAILED, tuple(done + rest),
                                str(exc), tuple(_diagnostics(context, step, exc)))
         _claim(context, start, outcome, scope.scope)
@@ -232,19 +244,29 @@ async def _send(context: Context, step: Step) -> str:
         await endpoints.put_permissions(client, app, scope, _target(context, step), step.body)
         return "permissions set"
     (change,) = step.commands
+    start = len(client.exchanges)
     if step.kind == "delete":
-        await endpoints.delete_command(client, app, scope, str(change.id))
+        try:
+            await endpoints.delete_command(client, app, scope, str(change.id))
+        except ApiError as exc:
+            if exc.code != UNKNOWN_COMMAND or not _ambiguous(client.exchanges[start:-1]):
+                raise
         return "deleted"
     if step.kind == "update":
         saved_one = await endpoints.edit_command(client, app, scope, str(change.id), step.body)
         outcome = "updated"
     else:
         saved_one = await endpoints.create_command(client, app, scope, step.body)
-        created = client.exchanges[-1].status == 201
+        created = client.exchanges[-1].status == 201 or _ambiguous(client.exchanges[start:-1])
         _created(context, scope, int(created))
         outcome = "created" if created else "overwrote"
     context.ids[(scope, change.type, change.name)] = str(saved_one["id"])
     return outcome
+
+
+def _ambiguous(exchanges: Sequence[Exchange]) -> bool:
+    """Whether Discord may have acted on one of these requests without saying so."""
+    return any(e.ambiguous for e in exchanges)
 
 
 def _created(context: Context, scope: str, count: int) -> None:

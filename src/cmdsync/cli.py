@@ -399,12 +399,37 @@ def _write_text(plain: str, styled: object) -> None:
         sys.stdout.write(plain)
 
 
+SECRET_OPTIONS = ("--token", "--bot-token", "--client-secret", "--bearer-token")
+TOKEN_ON_COMMAND_LINE = (
+    "a token on the command line is visible to every user of this machine (ps) and kept "
+    "in shell history: set DISCORD_BOT_TOKEN (or DISCORD_CLIENT_SECRET, "
+    "DISCORD_BEARER_TOKEN) in the environment, or pass --token-file FILE "
+    "(--client-secret-file, --bearer-token-file)")
+
+
+def _refuse_tokens(args: list[str]) -> None:
+    """Refuse a token given as an argument, before anything echoes it (never named)."""
+    from cmdsync.errors import UsageError
+    from cmdsync.redact import looks_like_secret
+
+    for arg in args:
+        if arg.split("=", 1)[0] in SECRET_OPTIONS or looks_like_secret(arg):
+            raise UsageError(TOKEN_ON_COMMAND_LINE)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI and exit with its code; the one error boundary."""
+    """Entry point: run the CLI and exit with its code; the one error boundary.
+
+    Messages pass through :func:`cmdsync.redact.redact` on their way out, so
+    no secret is printed even when an error carries one.
+    """
+    from cmdsync.redact import redact
+
     # typer vendors click in recent releases; find its ClickException either way.
     click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__
                                             if c.__name__ == "ClickException")
     try:
+        _refuse_tokens(sys.argv[1:] if argv is None else argv)
         code = app(args=argv, standalone_mode=False, prog_name="cmdsync")
     except typer.Exit as exc:
         code = exc.exit_code
@@ -415,14 +440,16 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
     except CmdsyncError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(redact(f"error: {exc}\n"))
         code = exc.exit_code
-    except Exception as exc:
-        sys.stderr.write(
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
+        if os.environ.get("CMDSYNC_DEBUG"):
+            import traceback
+
+            sys.stderr.write(redact("".join(traceback.format_exception(exc))))
+        sys.stderr.write(redact(
             f"internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in cmdsync. Please report it with the command you ran "
-            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
-        if os.environ.get("CMDSYNC_DEBUG"):
-            raise
+            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n"))
         code = EXIT_BUG
     sys.exit(code if isinstance(code, int) else EXIT_OK)

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cmdsync.errors import CmdsyncError, UsageError
+from cmdsync.redact import remember
 
 COMMANDS_SCOPE = "applications.commands.update"
 
@@ -40,7 +41,8 @@ class Token:
         return f"{self.scheme} {self.value}"
 
     def __str__(self) -> str:
-        return f"{self.scheme} token from {self.source}"
+        return f"{self.scheme} token from {self.source}" if self.source \
+            else f"{self.scheme} token"
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,21 @@ def _read_file(path: str, what: str) -> str:
 
 def _secret(env: Mapping[str, str], name: str, file: str | None, what: str
             ) -> tuple[str, str] | None:
-    """``(value, source)`` from ``file``, ``NAME_FILE`` or ``NAME``; None when unset."""
+    """``(value, source)`` from ``file``, ``NAME_FILE`` or ``NAME``; None when unset.
+
+    The value is remembered for :func:`cmdsync.redact.redact`.
+    """
     if file:
-        return _read_file(file, what), file
-    if env.get(name + "_FILE"):
-        return _read_file(env[name + "_FILE"], what), env[name + "_FILE"]
-    if env.get(name, "").strip():
-        return env[name].strip(), name
-    return None
+        found = _read_file(file, what), file
+    elif env.get(name + "_FILE"):
+        found = _read_file(env[name + "_FILE"], what), env[name + "_FILE"]
+    elif env.get(name, "").strip():
+        found = env[name].strip(), name
+    else:
+        return None
+    remember(found[0])
+    remember(found[0].split(" ", 1)[-1])  # without a "Bot " or "Bearer " in front
+    return found
 
 
 def _strip_scheme(value: str, scheme: str) -> str:

@@ -37,15 +37,18 @@ class ApiError(ClientError):
     """Discord's error response: HTTP ``status``, its ``code``, ``message`` and ``errors``.
 
     ``errors`` is the nested 50035 object (None otherwise). ``retry_after``
-    is in seconds, for 429s.
+    is in seconds, for 429s. ``hint`` says what to do, when Discord's
+    message does not (a 401, codes 20001 and 10063).
     """
 
     def __init__(self, *, method: str, path: str, status: int, code: int | None,
                  message: str, errors: Mapping[str, Any] | None = None,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, hint: str | None = None) -> None:
         text = f"{method} {path}: HTTP {status}: {message}"
         if code is not None:
             text += f" (code {code})"
+        if hint:
+            text += f": {hint}"
         for field, leaf_code, leaf_message in flatten_form_errors(errors or {}):
             text += f"\n  {field or '(request)'}: {leaf_code}: {leaf_message}"
         super().__init__(text, method=method, path=path)

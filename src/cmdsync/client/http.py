@@ -10,8 +10,10 @@ called concurrently (``asyncio.gather``). For each request it waits on the
   create limit answered as 429 fails at once);
 - 5xx, timeouts and network errors: retries with exponential backoff
   (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
-  ``max_retries`` times; a POST is retried only when it cannot have reached
-  Discord (connection errors), since a create is not idempotent;
+  ``max_retries`` times. Every request cmdsync sends may be sent twice: GET,
+  PUT, PATCH and DELETE are idempotent, and the one POST (create a command)
+  upserts by name and type (FACTS.md "Endpoints"), so a create that reached
+  Discord and lost its answer is overwritten by its retry (200), not made twice;
 - other 4xx: raises :class:`~cmdsync.client.errors.ApiError` with Discord's
   code, message and 50035 ``errors``.
 
@@ -37,6 +39,7 @@ from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
 from cmdsync.client.errors import ApiError, ClientError, NetworkError
 from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep
 from cmdsync.errors import CmdsyncError
+from cmdsync.redact import remember
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -55,13 +58,16 @@ class ClientConfig:
     ``global_limit`` requests per ``global_window`` seconds is the proactive
     limit (Discord allows 50 per second per bot; 45 leaves room for clock
     skew). ``concurrency`` bounds requests in flight across scopes.
+    ``max_retry_after`` is five minutes: Discord's documented 429 asks for
+    64.57 s (FACTS.md "Rate limits"), which is waited out; a daily create
+    limit (hours, until UTC midnight) is not.
     """
 
     base_url: str = DEFAULT_API_URL
     timeout: float = 15.0
     max_retries: int = 4
     max_rate_limit_retries: int = 5
-    max_retry_after: float = 60.0
+    max_retry_after: float = 300.0
     backoff_base: float = 0.5
     backoff_max: float = 8.0
     global_limit: int = 45
@@ -71,11 +77,21 @@ class ClientConfig:
 
 @dataclass(frozen=True)
 class Exchange:
-    """One HTTP request sent: method, path, and status (None: no response arrived)."""
+    """One HTTP request sent: method, path, and status (None: no response arrived).
+
+    ``reached`` is False when the connection failed before the request was
+    sent: then Discord cannot have acted on it.
+    """
 
     method: str
     path: str
     status: int | None
+    reached: bool = True
+
+    @property
+    def ambiguous(self) -> bool:
+        """Whether Discord may have acted on it without saying so: no answer, or a 5xx."""
+        return self.reached and (self.status is None or self.status >= 500)
 
 
 @dataclass
@@ -154,8 +170,8 @@ class DiscordClient:
                 await self.limiter.acquire(tries.route, tries.major)
                 try:
                     user = permissions and (method != "GET" or as_user)
-                    response = await self._send(method, path, json_body, params, user,
-                                                permissions and not user)
+                    response, token = await self._send(method, path, json_body, params, user,
+                                                       permissions and not user)
                     body = _json(response)
                 except (httpx.TransportError, ValueError) as exc:
                     await self._after_network_error(tries, exc)
@@ -164,12 +180,12 @@ class DiscordClient:
                 if await self._retry(tries, response, body):
                     continue
                 if response.status_code >= 400:
-                    raise _api_error(method, path, response, body)
+                    raise _api_error(method, path, response, body, credential=str(token))
                 return body
 
     async def _after_network_error(self, tries: _Tries, exc: Exception) -> None:
         """Back off before the next try, or raise :class:`NetworkError`."""
-        if tries.network >= self.config.max_retries or not _retryable(tries.method, exc):
+        if tries.network >= self.config.max_retries:
             raise NetworkError(f"{tries.method} {tries.path}: no response after "
                                f"{tries.network + 1} attempts: {_describe(exc)}",
                                method=tries.method, path=tries.path) from None
@@ -195,22 +211,23 @@ class DiscordClient:
 
     async def _send(self, method: str, path: str, json_body: Any,
                     params: dict[str, str] | None, edit_permissions: bool,
-                    read_permissions: bool) -> httpx.Response:
-        headers = {"Authorization": await self._authorization(edit_permissions,
-                                                              read_permissions)}
+                    read_permissions: bool) -> tuple[httpx.Response, Token]:
+        """Send once; the response, and the token it was sent with."""
+        token = await self._token(edit_permissions, read_permissions)
+        headers = {"Authorization": token.header()}
         self.requests += 1
         try:
             response = await self._http.request(method, path, json=json_body, params=params,
                                                 headers=headers)
             await response.aread()
-        except httpx.TransportError:
-            self.exchanges.append(Exchange(method, path, None))
+        except httpx.TransportError as exc:
+            self.exchanges.append(Exchange(method, path, None, not _unsent(exc)))
             raise
         self.exchanges.append(Exchange(method, path, response.status_code))
         log.debug("%s %s -> %d", method, path, response.status_code)
-        return response
+        return response, token
 
-    async def _authorization(self, permissions: bool, read_permissions: bool = False) -> str:
+    async def _token(self, permissions: bool, read_permissions: bool = False) -> Token:
         if read_permissions and not self.can_read_permissions:
             raise CmdsyncError("reading permission overwrites needs DISCORD_BOT_TOKEN, or "
                                "DISCORD_BEARER_TOKEN with scope "
@@ -218,19 +235,19 @@ class DiscordClient:
                                "tokens only have applications.commands.update")
         if read_permissions and self.auth.permissions is not None \
                 and not isinstance(self.auth.commands, Token):
-            return self.auth.permissions.header()
+            return self.auth.permissions
         if permissions:
             if self.auth.permissions is None:
                 raise CmdsyncError("editing permission overwrites needs a user's Bearer token "
                                    "with scope applications.commands.permissions.update: set "
                                    "DISCORD_BEARER_TOKEN (bots get 20001)")
-            return self.auth.permissions.header()
+            return self.auth.permissions
         if self._bearer is None:
             async with self._exchange_lock:
                 if self._bearer is None:
                     assert isinstance(self.auth.commands, ClientCredentials)
                     self._bearer = await self._exchange(self.auth.commands)
-        return self._bearer.header()
+        return self._bearer
 
     async def _exchange(self, credentials: ClientCredentials) -> Token:
         """Client credentials -> Bearer token (``POST /oauth2/token``)."""
@@ -250,6 +267,7 @@ class DiscordClient:
                               f"{reason or 'no access_token'}: the client-credentials exchange "
                               "failed; check DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET",
                               method="POST", path="/oauth2/token")
+        remember(str(body["access_token"]))
         return Token("Bearer", str(body["access_token"]), "client credentials")
 
     async def _backoff(self, attempt: int, method: str, path: str, why: str) -> None:
@@ -277,9 +295,8 @@ def _json(response: httpx.Response) -> Any:
         return None
 
 
-def _retryable(method: str, exc: Exception) -> bool:
-    if method != "POST":
-        return True
+def _unsent(exc: Exception) -> bool:
+    """Whether a transport error happened before the request left (no connection)."""
     return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
 
 
@@ -306,7 +323,22 @@ def _retry_after(response: httpx.Response, body: Any) -> tuple[float, bool]:
     return (1.0 if wait is None else max(wait, 0.0)), is_global
 
 
-def _api_error(method: str, path: str, response: httpx.Response, body: Any) -> ApiError:
+# What to do about an error, where Discord's message does not say (FACTS.md "Errors").
+BEARER_NEEDED = ("editing permission overwrites needs a user's Bearer token with scope "
+                 "applications.commands.permissions.update (DISCORD_BEARER_TOKEN or "
+                 "--bearer-token-file): a bot token cannot")
+COMMAND_GONE = "the command no longer exists (deleted since the plan?): plan again"
+
+
+def _hint(status: int, code: int | None, credential: str) -> str | None:
+    if status == 401 and not code:
+        return (f"Discord did not accept the {credential}: check that it is this "
+                "application's current token")
+    return {20001: BEARER_NEEDED, 10063: COMMAND_GONE}.get(code or 0)
+
+
+def _api_error(method: str, path: str, response: httpx.Response, body: Any, *,
+               credential: str) -> ApiError:
     code = message = errors = retry = None
     if isinstance(body, dict):
         code = body.get("code") if isinstance(body.get("code"), int) else None
@@ -316,4 +348,4 @@ def _api_error(method: str, path: str, response: httpx.Response, body: Any) -> A
                                                       (int, float)) else None
     return ApiError(method=method, path=path, status=response.status_code, code=code,
                     message=str(message or response.reason_phrase or "error"), errors=errors,
-                    retry_after=retry)
+                    retry_after=retry, hint=_hint(response.status_code, code, credential))

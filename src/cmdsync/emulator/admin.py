@@ -8,13 +8,15 @@ No authentication; faults and rate limits never apply here.
 - ``POST /_emulator/seed``: add a seed's applications, guilds and users.
 - ``GET /_emulator/log``: ``{"requests": [{"method", "path", "route",
   "status", "time", "creates", "kind"}], "counts": {"requests", "reads",
-  "writes", "tokens", "creates", "rate_limited", "errors"}}``;
-  ``DELETE`` clears it.
+  "writes", "tokens", "creates", "rate_limited", "errors"}, "faults":
+  {"error", "drop", "slow", "lost"}}`` (faults injected since the fault
+  configuration was last set); ``DELETE`` clears the requests and counts.
 - ``GET /_emulator/state``: every application, guild, command (stored form),
   permission overwrite and daily create count.
 - ``GET`` / ``PUT /_emulator/config``: ``{"ratelimit": {"global_limit",
   "global_window", "route_limit", "route_window"}, "faults": {"latency",
-  "error_rate", "error_statuses", "drop_rate", "seed"}, "limits":
+  "error_rate", "error_statuses", "drop_rate", "seed", "slow_rate",
+  "slow_latency", "lost_rate"}, "limits":
   {"daily_creates", "daily_creates_status", "max_body_bytes"}}``; a PUT
   changes the sections it names, each given in full or in part.
 
@@ -74,7 +76,8 @@ async def log(request: Request) -> Response:
         emulator.log.clear()
         return Response(status_code=204)
     return JSONResponse({"requests": [dataclasses.asdict(e) for e in emulator.log.entries()],
-                         "counts": emulator.log.counts()})
+                         "counts": emulator.log.counts(),
+                         "faults": emulator.faults.counts})
 
 
 async def state(request: Request) -> Response:

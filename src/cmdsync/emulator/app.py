@@ -6,11 +6,13 @@ Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES` and
 and the admin API under ``/_emulator/`` (:mod:`cmdsync.emulator.admin`).
 
 Every API request goes through the same steps, each able to answer early:
-injected faults (latency, 500/502, dropped connection), authentication (401),
-rate limits (429), path snowflakes (50035), the JSON body (413, 50109), then
-the handler in a worker thread (:mod:`cmdsync.emulator.routes`), whose
-answers carry the rate-limit headers too. Unknown paths answer ``404: Not Found`` and
-known paths with another method ``405: Method Not Allowed``, both code 0.
+injected faults (latency, slow answers, 500/502, dropped connection),
+authentication (401), rate limits (429), path snowflakes (50035), the JSON
+body (413, 50109), then the handler in a worker thread
+(:mod:`cmdsync.emulator.routes`), whose answers carry the rate-limit headers
+too. A lost answer, injected last, replaces the answer of a request that was
+served. Unknown paths answer ``404: Not Found`` and known paths with another
+method ``405: Method Not Allowed``, both code 0.
 """
 
 from __future__ import annotations
@@ -24,19 +26,20 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
 from cmdsync.emulator import admin, auth, errors, oauth
 from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.faults import InjectedFault
+from cmdsync.emulator.faults import Draw, InjectedFault
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
 
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
 MAX_JSON_DEPTH = 64
+CLIENT_CLOSED = 499  # logged for a request whose client left before sending its body
 _SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id")
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -63,14 +66,20 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
     async def endpoint(request: Request) -> Response:
         route = methods[request.method if request.method != "HEAD" else "GET"]
         emulator: Emulator = request.app.state.emulator
+        draw = emulator.faults.draw()
         reply, response = None, None
         try:
+            await _early_fault(draw)
             reply, headers = await _serve(request, route, emulator)
             response = _json(reply.body, reply.status, headers)
         except errors.ApiError as exc:
             response = _json(exc.body(), exc.status, exc.headers)
         except InjectedFault as fault:
             response = fault.response()
+        except ClientDisconnect:  # gone before its body arrived (timed out): not served
+            response = Response(status_code=CLIENT_CLOSED)
+        if draw.after is not None:  # served, and its answer lost on the way back
+            response = draw.after.response()
         emulator.log.record(LogEntry(
             request.method, request.url.path, f"{route.method} {route.path}",
             response.status_code, emulator.clock(), reply.creates if reply else 0,
@@ -82,8 +91,7 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
 
 async def _serve(request: Request, route: ApiRoute, emulator: Emulator
                  ) -> tuple[Reply, dict[str, str]]:
-    """Run one API request through faults, auth, rate limits and its handler."""
-    await _maybe_fault(emulator)
+    """Run one API request through auth, rate limits and its handler."""
     now = emulator.clock()
     token = auth.authenticate(emulator.store, request.headers.get("authorization"), now=now)
     params = dict(request.path_params)
@@ -105,13 +113,12 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
         raise
 
 
-async def _maybe_fault(emulator: Emulator) -> None:
-    latency = emulator.faults.config.latency
-    if latency:
-        await asyncio.sleep(latency)
-    fault = emulator.faults.draw()
-    if fault is not None:
-        raise fault
+async def _early_fault(draw: Draw) -> None:
+    """Wait the drawn delay, then raise the fault that answers instead of the handler."""
+    if draw.delay:
+        await asyncio.sleep(draw.delay)
+    if draw.before is not None:
+        raise draw.before
 
 
 def _check_snowflakes(params: dict[str, str]) -> None:
@@ -173,8 +180,9 @@ def _too_deep(value: Any) -> bool:
 
 async def _oauth2_token(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
+    draw = emulator.faults.draw()
     try:
-        await _maybe_fault(emulator)
+        await _early_fault(draw)
     except InjectedFault as fault:
         return fault.response()
     status, body = oauth.client_credentials(
@@ -182,7 +190,7 @@ async def _oauth2_token(request: Request) -> Response:
         now=emulator.clock())
     emulator.log.record(LogEntry("POST", request.url.path, "POST /oauth2/token", status,
                                  emulator.clock(), kind="token"))
-    return _json(body, status)
+    return draw.after.response() if draw.after is not None else _json(body, status)
 
 
 def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:

@@ -1,11 +1,17 @@
-"""Fault injection for tests: added latency, 500/502 answers and dropped connections.
+"""Fault injection for tests: latency, slow answers, 500/502, dropped connections, lost answers.
 
 Off by default. Faults apply to Discord's endpoints only, never to the admin
-API, and are drawn from a seeded random generator so a failing test replays.
-A dropped connection promises a body, sends part of it and raises
-:class:`DroppedConnection`, so the server (uvicorn) closes the socket and the
-client sees an incomplete response; :class:`QuietDrops` keeps that out of
-uvicorn's error log.
+API, and are drawn from a seeded random generator so a failing test replays
+(given the same order of requests). A dropped connection promises a body,
+sends part of it and raises :class:`DroppedConnection`, so the server
+(uvicorn) closes the socket and the client sees an incomplete response;
+:class:`QuietDrops` keeps that out of uvicorn's error log.
+
+Most faults strike before the request is served, so nothing changes. A
+*lost answer* strikes after: the request is served (a write is made) and
+its answer is replaced by a 5xx or a dropped connection, as when a proxy
+fails after the service committed. A client that sends such a request
+again must not make its change twice.
 """
 
 from __future__ import annotations
@@ -28,7 +34,11 @@ class FaultConfig:
 
     ``latency`` (seconds) is added to every request; ``error_rate`` of the
     requests answer one of ``error_statuses``; ``drop_rate`` of them have
-    their connection cut mid-response; ``seed`` seeds the random draws.
+    their connection cut mid-response; ``slow_rate`` of them wait
+    ``slow_latency`` seconds more before being served (past a client's
+    timeout, they are served after it gave up); ``lost_rate`` of them are
+    served and then lose their answer (one of ``error_statuses`` or a
+    dropped connection instead); ``seed`` seeds the random draws.
     """
 
     latency: float = 0.0
@@ -36,10 +46,14 @@ class FaultConfig:
     error_statuses: tuple[int, ...] = (500, 502)
     drop_rate: float = 0.0
     seed: int = 0
+    slow_rate: float = 0.0
+    slow_latency: float = 0.0
+    lost_rate: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.latency < 0 or not 0 <= self.error_rate <= 1 or not 0 <= self.drop_rate <= 1:
-            raise ValueError("latency must be >= 0 and rates between 0 and 1")
+        rates = (self.error_rate, self.drop_rate, self.slow_rate, self.lost_rate)
+        if self.latency < 0 or self.slow_latency < 0 or not all(0 <= r <= 1 for r in rates):
+            raise ValueError("latencies must be >= 0 and rates between 0 and 1")
         if not self.error_statuses or any(s not in _REASONS for s in self.error_statuses):
             raise ValueError(f"error_statuses must be some of {sorted(_REASONS)}")
 
@@ -74,34 +88,66 @@ class _DroppedResponse(Response):
         raise DroppedConnection("injected dropped connection")
 
 
+@dataclass(frozen=True)
+class Draw:
+    """One request's faults: ``delay`` seconds to wait, then ``before`` (answer it
+    instead of serving) or, once served, ``after`` (a lost answer)."""
+
+    delay: float = 0.0
+    before: InjectedFault | None = None
+    after: InjectedFault | None = None
+
+
+FAULT_KINDS = ("error", "drop", "slow", "lost")
+
+
 class Faults:
-    """Decides, per request, whether to inject a fault; counts what it injected."""
+    """Decides, per request, which faults to inject; counts them by kind
+    (:data:`FAULT_KINDS`) since the configuration was last set."""
 
     def __init__(self, config: FaultConfig | None = None) -> None:
         self._lock = threading.Lock()
-        self.injected = 0
         self.configure(config or FaultConfig())
 
     def configure(self, config: FaultConfig) -> None:
         with self._lock:
             self.config = config
             self._random = random.Random(config.seed)
+            self._counts = dict.fromkeys(FAULT_KINDS, 0)
 
-    def draw(self) -> InjectedFault | None:
-        """The fault for this request, if any (the latency is the caller's to sleep)."""
+    @property
+    def counts(self) -> dict[str, int]:
+        """Faults injected so far, by kind."""
+        with self._lock:
+            return dict(self._counts)
+
+    @property
+    def injected(self) -> int:
+        """Faults injected so far, of every kind."""
+        return sum(self.counts.values())
+
+    def draw(self) -> Draw:
+        """This request's faults; see :class:`Draw`."""
         with self._lock:
             config = self.config
-            if not (config.drop_rate or config.error_rate):
-                return None
-            roll = self._random.random()
-            status = self._random.choice(config.error_statuses)
-            if roll < config.drop_rate:
-                self.injected += 1
-                return InjectedFault(None)
-            if roll < config.drop_rate + config.error_rate:
-                self.injected += 1
-                return InjectedFault(status)
-        return None
+            delay = config.latency
+            if config.slow_rate and self._random.random() < config.slow_rate:
+                self._counts["slow"] += 1
+                delay += config.slow_latency
+            if config.drop_rate or config.error_rate:
+                roll = self._random.random()
+                status = self._random.choice(config.error_statuses)
+                if roll < config.drop_rate:
+                    self._counts["drop"] += 1
+                    return Draw(delay, InjectedFault(None))
+                if roll < config.drop_rate + config.error_rate:
+                    self._counts["error"] += 1
+                    return Draw(delay, InjectedFault(status))
+            if config.lost_rate and self._random.random() < config.lost_rate:
+                self._counts["lost"] += 1
+                lost = self._random.choice((*config.error_statuses, None))
+                return Draw(delay, after=InjectedFault(lost))
+        return Draw(delay)
 
 
 class QuietDrops(logging.Filter):

@@ -1,7 +1,7 @@
 """An apply's result as text or JSON, and the terminal side of apply: plan, prompt, progress.
 
 Text lists, per scope, every change with its outcome (``created``,
-``updated``, ``deleted``, ``permissions set``, ``FAILED``, ``not
+``updated``, ``deleted``, ``permissions set``, ``FAILED``, ``UNKNOWN``, ``not
 applied``), the error that stopped a scope, where the backup is, and one
 summary line with counts, write requests and duration. JSON
 (:func:`to_json`) holds the same, plus every request made (method, path,
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from cmdsync.apply import APPLIED, FAILED, ApplyResult, ChangeResult, ScopeResult
+from cmdsync.apply import APPLIED, FAILED, UNKNOWN, ApplyResult, ChangeResult, ScopeResult
 from cmdsync.model import CommandType
 from cmdsync.plan import Action, Plan
 
@@ -55,9 +55,18 @@ def summary(result: ApplyResult) -> str:
              f"{result.duration:.2f} s"
     if result.ok:
         return f"Apply complete: {applied}; {writes}."
-    missed = sum(1 for s in result.scopes for c in s.changes if c.status != APPLIED)
+    missed = _missed(result)
+    unknown = result.count(UNKNOWN)
+    unsure = (f"{unknown} unknown (no answer came: `cmdsync plan` shows whether "
+              f"{'it was' if unknown == 1 else 'they were'} made); ") if unknown else ""
     return (f"Apply failed: {applied}; {missed} change{'s' if missed != 1 else ''} not "
-            f"applied; {writes}. Run apply again to apply what is left.")
+            f"applied; {unsure}{writes}. Run apply again to apply what is left.")
+
+
+def _missed(result: ApplyResult) -> int:
+    """Changes not made: failed, or not tried (unknown ones are counted apart)."""
+    return sum(1 for s in result.scopes for c in s.changes
+               if c.status not in (APPLIED, UNKNOWN))
 
 
 def _sets(count: int) -> str:
@@ -85,6 +94,8 @@ def _change(change: ChangeResult) -> str:
         subject += f" ({', '.join(details)})"
     if change.status == APPLIED:
         status = _DONE.get((change.action, change.kind), "permissions set")
+    elif change.status == UNKNOWN:
+        status = "UNKNOWN (no answer: it may have been made)"
     else:
         status = "FAILED" if change.status == FAILED else "not applied"
     return f"  {change.action.value} {subject}: {status}"
@@ -101,7 +112,6 @@ def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, 
         return {"kind": c.kind, "action": c.action.word, "type": c.type, "name": c.name,
                 "id": c.id, "renamed_from": c.renamed_from, "status": c.status}
 
-    missed = sum(1 for s in result.scopes for c in s.changes if c.status != APPLIED)
     return {
         "format_version": FORMAT_VERSION, "application_id": result.application_id,
         "api_url": result.api_url,
@@ -113,7 +123,8 @@ def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, 
             "updated": result.count(APPLIED, kind="command", action=Action.UPDATE),
             "deleted": result.count(APPLIED, kind="command", action=Action.DELETE),
             "permission_sets": result.count(APPLIED, kind="permissions"),
-            "not_applied": missed, "requests": len(result.requests),
+            "not_applied": _missed(result), "unknown": result.count(UNKNOWN),
+            "requests": len(result.requests),
             "writes": result.writes, "creates": result.creates},
         "scopes": [{"scope": s.scope, "strategy": s.strategy, "status": s.status,
                     "error": s.error, "changes": [change(c) for c in s.changes],
