@@ -5,10 +5,8 @@ Schema errors become diagnostics of four rules, by the keyword that failed:
 -> CS011 wrong type, ``required`` -> CS012 missing key, ``enum``/``uniqueItems``
 -> CS013 invalid value. In a raw ``.json`` array of commands an enum name in
 any case (``"STRING"``) is left to CS016, which names the integer to write.
-Each schema is loaded and compiled once per process. A document is first
-checked by :mod:`cmdsync.compiled_schema` (the same schemas, the same
-verdict, much faster); jsonschema, imported only then, walks the documents
-that fail, for their errors.
+Each schema is loaded and compiled once per process, by jsonschema
+(imported on first use, so commands that validate nothing do not pay for it).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from cmdsync.compiled_schema import Check, Unsupported, compile_schema
 from cmdsync.diagnostics import Diagnostic, Severity
 from cmdsync.manifest.loader import Document, Path
 
@@ -56,15 +53,6 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 
 @functools.cache
-def _quick(kind: str) -> Check | None:
-    """The compiled yes/no check, or None if the schemas need jsonschema alone."""
-    try:
-        return compile_schema(MANIFEST_SCHEMA if kind == "manifest" else "array", _schemas())
-    except Unsupported:
-        return None
-
-
-@functools.cache
 def _validator(kind: str) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
@@ -91,9 +79,6 @@ def check_document(doc: Document) -> list[Diagnostic]:
                            f"the file holds {_article(_json_type(data))}; expected a manifest "
                            "mapping (application_id, commands, guilds) or a list of commands",
                            doc.locate(()))]
-    quick = _quick(kind)
-    if quick is not None and quick(data):
-        return []
     # A .json array is sent to Discord as is: enum names there are CS016's.
     raw = doc.kind == "json" and isinstance(data, list)
     found: list[Diagnostic] = []
