@@ -56,8 +56,10 @@ class ClientConfig:
     """Tunables; every duration is in seconds.
 
     ``global_limit`` requests per ``global_window`` seconds is the proactive
-    limit (Discord allows 50 per second per bot; 45 leaves room for clock
-    skew). ``concurrency`` bounds requests in flight across scopes.
+    limit: Discord's own 50 per second per bot, counted by when requests
+    are answered, so network delays cannot push one over (see
+    :mod:`cmdsync.client.ratelimit`). ``concurrency`` bounds requests in
+    flight across scopes.
     ``max_retry_after`` is five minutes: Discord's documented 429 asks for
     64.57 s (FACTS.md "Rate limits"), which is waited out; a daily create
     limit (hours, until UTC midnight) is not.
@@ -70,7 +72,7 @@ class ClientConfig:
     max_retry_after: float = 300.0
     backoff_base: float = 0.5
     backoff_max: float = 8.0
-    global_limit: int = 45
+    global_limit: int = 50
     global_window: float = 1.0
     concurrency: int = 8
 

@@ -4,9 +4,15 @@ Three waits, in this order, before each request:
 
 1. a global pause after a 429 with ``global: true`` (or
    ``X-RateLimit-Global`` / ``X-RateLimit-Scope: global``);
-2. a sliding window of at most ``global_limit`` requests per
-   ``global_window`` seconds, so a plan over hundreds of guilds stays under
-   Discord's 50 requests per second without ever meeting a 429;
+2. at most ``global_limit`` requests per ``global_window`` seconds, counted
+   so that Discord never sees more, whatever the network's delays: Discord
+   counts a request when it arrives, at some moment between our send and
+   its answer. So a request may go only once the request ``global_limit``
+   sends before it was *answered* at least ``global_window`` ago: then it
+   arrives a full window after that one did, and no window of Discord's, of
+   any alignment, holds more than ``global_limit``. A plan over hundreds of
+   guilds runs at ``global_limit`` per (``global_window`` + one round
+   trip), and never meets a 429;
 3. the route's bucket: routes map to the bucket named by
    ``X-RateLimit-Bucket``; each (bucket, major parameter) keeps ``Remaining``
    and ``Reset-After`` and waits for the reset when nothing remains.
@@ -37,20 +43,41 @@ class _Bucket:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+@dataclass
+class _Sent:
+    """One request counted by the global limit: answered when (clock time), if yet."""
+
+    sent: float
+    answered: float | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def answer(self, now: float) -> None:
+        if self.answered is None:
+            self.answered = now
+            self.done.set()
+
+
 class RateLimiter:
     """Waits before requests so that Discord never has to answer 429.
 
     ``global_limit`` requests per ``global_window`` seconds (0 disables the
-    proactive window; 429s are still honoured).
+    proactive limit; 429s are still honoured). A request is answered when
+    :meth:`update` is called from the task that acquired it, or when that
+    task acquires again or ends; one left unanswered for
+    ``answer_timeout`` seconds (longer than any request's timeout) counts
+    as answered then.
     """
 
-    def __init__(self, *, global_limit: int = 45, global_window: float = 1.0,
-                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
+    def __init__(self, *, global_limit: int = 50, global_window: float = 1.0,
+                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep,
+                 answer_timeout: float = 120.0) -> None:
         self.global_limit = global_limit
         self.global_window = global_window
         self.clock = clock
         self.sleep = sleep
-        self._sent: collections.deque[float] = collections.deque()
+        self.answer_timeout = answer_timeout
+        self._sent: collections.deque[_Sent] = collections.deque()
+        self._open: dict[asyncio.Task[object], _Sent] = {}
         self._global_lock = asyncio.Lock()
         self._global_until = 0.0
         self._routes: dict[str, str] = {}
@@ -64,17 +91,11 @@ class RateLimiter:
 
     async def acquire(self, route: str, major: str) -> None:
         """Wait until a request on ``route`` (``"GET /applications/{}/commands"``) may go."""
+        self._answer_current()  # this task's previous request (a retry's) has ended
         async with self._global_lock:
             await self._wait(self._global_until - self.clock())
             if self.global_limit:
-                while True:
-                    now = self.clock()
-                    while self._sent and self._sent[0] <= now - self.global_window:
-                        self._sent.popleft()
-                    if len(self._sent) < self.global_limit:
-                        self._sent.append(now)
-                        break
-                    await self._wait(self._sent[0] + self.global_window - now)
+                await self._global_slot()
         bucket = self._bucket(route, major)
         if bucket is None:
             return
@@ -88,12 +109,56 @@ class RateLimiter:
             bucket.remaining -= 1
             bucket.inflight += 1
 
+    async def _global_slot(self) -> None:
+        """Wait until the request ``global_limit`` sends back was answered a window ago."""
+        while True:
+            now = self.clock()
+            sent = self._sent
+            while sent and sent[0].answered is not None \
+                    and sent[0].answered <= now - self.global_window:
+                sent.popleft()
+            if len(sent) < self.global_limit:
+                self._track(_Sent(now))
+                return
+            oldest = sent[0]
+            if oldest.answered is None:
+                try:
+                    await asyncio.wait_for(oldest.done.wait(), self.answer_timeout)
+                except asyncio.TimeoutError:
+                    oldest.answer(self.clock())
+                continue
+            await self._wait(oldest.answered + self.global_window - now)
+
+    def _track(self, request: _Sent) -> None:
+        self._sent.append(request)
+        task = _current_task()
+        if task is None:
+            request.answer(request.sent)  # no task to answer it later: counted at send
+            return
+        if task not in self._open:
+            task.add_done_callback(self._task_done)
+        self._open[task] = request
+
+    def _answer_current(self) -> None:
+        task = _current_task()
+        if task is not None and task in self._open:
+            self._open[task].answer(self.clock())
+
+    def _task_done(self, task: asyncio.Task[object]) -> None:
+        request = self._open.pop(task, None)
+        if request is not None:
+            request.answer(self.clock())
+
     def _bucket(self, route: str, major: str) -> _Bucket | None:
         name = self._routes.get(route)
         return None if name is None else self._buckets.get((name, major))
 
     def update(self, route: str, major: str, headers: Mapping[str, str]) -> None:
-        """Record a response's ``X-RateLimit-*`` headers for the route's bucket."""
+        """Record a response's ``X-RateLimit-*`` headers for the route's bucket.
+
+        Called by the task that sent the request: it is answered now.
+        """
+        self._answer_current()
         name = headers.get("x-ratelimit-bucket")
         known = self._bucket(route, major)
         if known is not None:
@@ -126,3 +191,10 @@ class RateLimiter:
         bucket = self._buckets.setdefault((name, major), _Bucket())
         bucket.remaining = 0
         bucket.reset_at = max(bucket.reset_at, until)
+
+
+def _current_task() -> asyncio.Task[object] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running event loop
+        return None
