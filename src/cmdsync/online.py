@@ -19,7 +19,7 @@ from cmdsync import aio
 from cmdsync.application import AppInfo, app_info
 from cmdsync.client import endpoints
 from cmdsync.fetch import Connection, open_session
-from cmdsync.state import desired_state
+from cmdsync.state import manifest_application_id
 from cmdsync.validate import ValidationResult, validate_paths
 
 
@@ -71,7 +71,7 @@ def _notes(result: ValidationResult, application: AppInfo, *, local: bool) -> tu
     if application.flags is None:
         notes.append(f"application {application.id}: flags unknown: CS602 not checked")
     if result.manifest is not None and not local and not result.errors:
-        named = desired_state(result.manifest).application_id
+        named = manifest_application_id(result.manifest)
         if named is not None and named != application.id:
             notes.append(f"the manifests name application {named}, but the credentials "
                          f"belong to application {application.id}: checked against "

@@ -33,7 +33,7 @@ from cmdsync.fetch import (
 from cmdsync.guardrails import with_budget_warnings
 from cmdsync.ledger import load as load_ledger
 from cmdsync.plan import Plan, diff
-from cmdsync.state import DesiredState, LiveState, desired_state
+from cmdsync.state import DesiredState, LiveState, desired_state, manifest_application_id
 from cmdsync.validate import ValidationResult, validate_paths, with_application
 
 
@@ -89,7 +89,7 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
         return validation, None
     manifest = validation.manifest
     local_default = local_application_id() if connection.local else None
-    own = None if application_id or connection.local else desired_state(manifest).application_id
+    own = None if application_id or connection.local else manifest_application_id(manifest)
     app = resolve_application_id(manifest=own, flag=application_id, env=env,
                                  local_default=local_default)
     return validation, desired_state(manifest, application_id=app)

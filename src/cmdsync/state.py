@@ -120,10 +120,7 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
     """
     app_ids, scopes = _scopes(manifest)
     if application_id is None:
-        if len(app_ids) > 1:
-            raise CmdsyncError("manifests name different applications: "
-                               + ", ".join(sorted(app_ids)))
-        application_id = next(iter(app_ids), None)
+        application_id = _one_application(app_ids)
     for entry in manifest.commands:
         body = request_body(entry.data)
         scopes.setdefault(entry.scope, {"manages": True, "prune": True, "permissions": None})
@@ -142,6 +139,19 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
     files = tuple(doc.file for doc in manifest.documents)
     return DesiredState(application_id, built, files,
                         state_digest(application_id, built.values()))
+
+
+def manifest_application_id(manifest: ManifestSet) -> str | None:
+    """The ``application_id`` the manifests name (None: none does), as
+    :func:`desired_state` reads it, without building the desired state."""
+    return _one_application(_scopes(manifest)[0])
+
+
+def _one_application(app_ids: set[str]) -> str | None:
+    if len(app_ids) > 1:
+        raise CmdsyncError("manifests name different applications: "
+                           + ", ".join(sorted(app_ids)))
+    return next(iter(app_ids), None)
 
 
 def _scopes(manifest: ManifestSet) -> tuple[set[str], dict[str, dict[str, Any]]]:

@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -43,6 +43,13 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT_TAG = "tag:yaml.org,2002:int"
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_FLATTEN_TAGS = (_MERGE_TAG, "tag:yaml.org,2002:value")  # what flatten_mapping rewrites
+# Constructors that keep no state, called directly (construct_object records
+# every node it builds, for recursive structures that scalars cannot be).
+_SIMPLE_SCALARS: dict[str, Any] = {
+    tag: yaml.SafeLoader.yaml_constructors[tag]
+    for tag in (_INT_TAG, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:float",
+                "tag:yaml.org,2002:null")}
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
@@ -249,37 +256,47 @@ class _Converter:
         self.key_positions: dict[Path, Position] = {}
         self.visits = 0
         self.budget: int | None = None
+        self.root: yaml.Node | None = None
         self.seen: set[int] = set()
         # (path, first visit of its node?) from the root to the node being converted.
         self.trail: list[tuple[Path, bool]] = []
 
     def convert(self, node: yaml.Node, path: Path) -> Any:
-        if self.budget is None:
-            self.budget = ALIAS_EXPANSION_FLOOR + ALIAS_EXPANSION_FACTOR * _distinct(node)
+        if self.root is None:
+            self.root = node
         self.visits += 1
         mark = node.start_mark
-        del self.trail[len(path):]
-        self.trail.append((path, id(node) not in self.seen))
-        self.seen.add(id(node))
-        if self.visits > self.budget:
-            # An aliased node's mark is its anchor's: point at the innermost
-            # place written out in the file, where the aliases are expanded.
-            origin = next(p for p, first in reversed(self.trail) if first)
-            line, column = self.positions.get(origin, (mark.line + 1, mark.column + 1))
-            if self.doc is not None:
-                _problem(self.doc, "CS003", "aliases expand to more than "
-                         f"{self.budget:,} nodes (a billion-laughs file?): use fewer or "
-                         "smaller anchors", line, column, pointer(origin))
-            raise _Abort
+        trail, seen = self.trail, self.seen
+        del trail[len(path):]
+        trail.append((path, id(node) not in seen))
+        seen.add(id(node))
+        # Without aliases every node is visited once; the exact budget (a walk
+        # of the whole tree) is only needed once visits outrun distinct nodes.
+        if self.visits > ALIAS_EXPANSION_FLOOR + ALIAS_EXPANSION_FACTOR * len(seen):
+            if self.budget is None:
+                self.budget = ALIAS_EXPANSION_FLOOR + ALIAS_EXPANSION_FACTOR * _distinct(self.root)
+            if self.visits > self.budget:
+                self._too_many_visits(mark)
         if len(path) > MAX_DEPTH:
             self._fail(f"data is nested more than {MAX_DEPTH} levels deep (a manifest needs "
                        "about 8): remove the extra nesting", mark, path)
         self.positions[path] = (mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.convert(child, path + (i,)) for i, child in enumerate(node.value)]
-        return self._scalar(cast(yaml.ScalarNode, node), path)
+        return [self.convert(child, path + (i,)) for i, child in enumerate(node.value)]
+
+    def _too_many_visits(self, mark: Any) -> None:
+        # An aliased node's mark is its anchor's: point at the innermost
+        # place written out in the file, where the aliases are expanded.
+        origin = next(p for p, first in reversed(self.trail) if first)
+        line, column = self.positions.get(origin, (mark.line + 1, mark.column + 1))
+        if self.doc is not None:
+            _problem(self.doc, "CS003", "aliases expand to more than "
+                     f"{self.budget:,} nodes (a billion-laughs file?): use fewer or "
+                     "smaller anchors", line, column, pointer(origin))
+        raise _Abort
 
     def _fail(self, message: str, mark: Any, path: Path) -> None:
         if self.doc is not None:
@@ -287,11 +304,35 @@ class _Converter:
         raise _Abort
 
     def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
+        keys = self._duplicates(node, path)
+        if any(key_node.tag in _FLATTEN_TAGS for key_node, _ in node.value):
+            try:
+                self.loader.flatten_mapping(node)
+            except yaml.constructor.ConstructorError as exc:
+                self._fail(f"bad merge key: {exc.problem}", node.start_mark, path)
+            keys = [None] * len(node.value)  # merged in: read every key again
+        result: dict[str, Any] = {}
+        for (key_node, value_node), known in zip(node.value, keys):
+            if not isinstance(key_node, yaml.ScalarNode):
+                self._fail("mapping keys must be plain strings, not collections",
+                           key_node.start_mark, path)
+            key = self._key(key_node, path) if known is None else known
+            child = path + (key,)
+            self.key_positions[child] = (key_node.start_mark.line + 1,
+                                         key_node.start_mark.column + 1)
+            result[key] = self.convert(value_node, child)
+        return result
+
+    def _duplicates(self, node: yaml.MappingNode, path: Path) -> list[str | None]:
+        """Report keys written twice (CS002); the key of each pair (None: not a plain key)."""
         seen: dict[str, yaml.Node] = {}
+        keys: list[str | None] = []
         for key_node, _ in node.value:
             if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
+                keys.append(None)
                 continue
             key = self._key(key_node, path)
+            keys.append(key)
             if key in seen and self.doc is not None:
                 first = seen[key].start_mark
                 _problem(self.doc, "CS002", f"duplicate key {key!r} (first at line "
@@ -299,21 +340,7 @@ class _Converter:
                          key_node.start_mark.line + 1, key_node.start_mark.column + 1,
                          pointer(path + (key,)))
             seen[key] = key_node
-        try:
-            self.loader.flatten_mapping(node)
-        except yaml.constructor.ConstructorError as exc:
-            self._fail(f"bad merge key: {exc.problem}", node.start_mark, path)
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                self._fail("mapping keys must be plain strings, not collections",
-                           key_node.start_mark, path)
-            key = self._key(key_node, path)
-            child = path + (key,)
-            self.key_positions[child] = (key_node.start_mark.line + 1,
-                                         key_node.start_mark.column + 1)
-            result[key] = self.convert(value_node, child)
-        return result
+        return keys
 
     def _key(self, node: yaml.ScalarNode, path: Path) -> str:
         key = str(node.value)
@@ -325,7 +352,8 @@ class _Converter:
             return self._interpolate(value, node, path) if self.interpolate_strings else value
         if node.tag == _INT_TAG and path and path[-1] in SNOWFLAKE_KEYS:
             return str(node.value).replace("_", "")
-        value = self.loader.construct_object(node)
+        simple = _SIMPLE_SCALARS.get(node.tag)
+        value = simple(self.loader, node) if simple else self.loader.construct_object(node)
         if isinstance(value, _JSON_SCALARS):
             return value
         return str(node.value)  # timestamps, binary: keep the text as written

@@ -32,6 +32,9 @@ class CommandEntry:
     data: dict[str, Any]
     scope: str
     raw: bool = False
+    # Its option lists and options, walked once for every rule that reads them.
+    walked: dict[str, tuple[Any, ...]] = field(default_factory=dict, compare=False,
+                                                repr=False)
 
     @property
     def type(self) -> int | None:
@@ -137,8 +140,14 @@ def _add_guild(result: ManifestSet, doc: Document, guild_id: str, guild: dict[st
                     doc, base + ("permissions", key), guild_id, key, overwrites))
 
 
-def option_lists(entry: CommandEntry) -> Iterator[OptionList]:
+def option_lists(entry: CommandEntry) -> tuple[OptionList, ...]:
     """Every ``options`` array of a command, outermost first."""
+    if "option_lists" not in entry.walked:
+        entry.walked["option_lists"] = tuple(_option_lists(entry))
+    return entry.walked["option_lists"]
+
+
+def _option_lists(entry: CommandEntry) -> Iterator[OptionList]:
     stack = [(entry.path + ("options",), entry.data.get("options"), "command", 0)]
     while stack:
         path, items, owner, depth = stack.pop(0)
@@ -153,8 +162,14 @@ def option_lists(entry: CommandEntry) -> Iterator[OptionList]:
             stack.append((path + (index, "options"), item["options"], child_owner, depth + 1))
 
 
-def options(entry: CommandEntry) -> Iterator[OptionEntry]:
+def options(entry: CommandEntry) -> tuple[OptionEntry, ...]:
     """Every option object of a command at every depth."""
+    if "options" not in entry.walked:
+        entry.walked["options"] = tuple(_options(entry))
+    return entry.walked["options"]
+
+
+def _options(entry: CommandEntry) -> Iterator[OptionEntry]:
     for olist in option_lists(entry):
         for index, item in enumerate(olist.items):
             if isinstance(item, dict):
