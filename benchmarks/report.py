@@ -32,12 +32,18 @@ def rows(results: dict[str, Any]) -> list[Row]:
     ]
     for scenario in b["write_efficiency"].values():
         ours, blind = scenario["cmdsync"], scenario["blind_bulk_overwrite"]
-        target = ", ".join(f"{v} {k}" for k, v in scenario["target"].items())
+        target = ", ".join(_count(v, k) for k, v in scenario["target"].items())
         found.append((f"Writes: {scenario['title']} ({scenario['scopes']} scopes)",
-                      f"{ours['writes']} writes, {ours['creates']} creates",
-                      f"blind PUT: {blind['writes']} writes, {blind['creates']} creates",
+                      f"{_count(ours['writes'], 'writes')}, {_count(ours['creates'], 'creates')}",
+                      (f"blind PUT: {_count(blind['writes'], 'writes')}, "
+                      f"{_count(blind['creates'], 'creates')}"),
                       "", target, _met(scenario["met"])))
     return found
+
+
+def _count(number: int, plural: str) -> str:
+    """``"1 write"``, ``"3 writes"``."""
+    return f"{number} {plural if number != 1 else plural[:-1]}"
 
 
 def _plan_rows(scale: dict[str, Any]) -> list[Row]:
