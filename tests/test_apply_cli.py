@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import clean_environment
 from test_plan_cli import FIRST_PLAN, MANIFEST, run
 from typer.testing import CliRunner
 
@@ -26,10 +27,7 @@ SECRETS = (emulator_seed.BOT_TOKEN, emulator_seed.USER_TOKEN, emulator_seed.CLIE
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("DISCORD_") or name in ("CMDSYNC_API_URL", "FORCE_COLOR",
-                                                    "NO_COLOR", "GITHUB_ACTIONS"):
-            monkeypatch.delenv(name)
+    clean_environment(monkeypatch)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
 

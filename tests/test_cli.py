@@ -8,22 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from cmdsync.cli import main
+from cli_support import run
 
 DATA = Path(__file__).parent / "data" / "cli"
 BAD = str(DATA / "bad.yaml")
 GOOD = str(DATA / "good.yaml")
 ROOT = Path(__file__).parent.parent
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exited:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = exited.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)
@@ -89,10 +79,10 @@ def test_github_output_is_default_on_actions(capsys: pytest.CaptureFixture[str],
     code, out, _ = run(capsys, "validate", BAD)
     assert code == 1
     assert out.splitlines() == [
-        f"::error file={BAD},line=2,col=11,title=CS101::command name 'Ping' has upper-case "
-        "letters: write 'ping'",
-        f"::warning file={BAD},line=4,col=5,title=CS014::'version' is response-only: Discord "
-        "sets it and ignores it on write; remove it",
+        (f"::error file={BAD},line=2,col=11,title=CS101::command name 'Ping' has upper-case "
+        "letters: write 'ping'"),
+        (f"::warning file={BAD},line=4,col=5,title=CS014::'version' is response-only: Discord "
+        "sets it and ignores it on write; remove it"),
         "Found 1 error and 1 warning in 1 of 1 file.",
     ]
 

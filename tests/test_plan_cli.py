@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from cli_support import clean_environment, run
 from jsonschema import Draft202012Validator
 from test_plan_emulator import apply, make_client
 
-from cmdsync.cli import main
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
@@ -61,20 +60,9 @@ FIRST_PLAN = (
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("DISCORD_") or name in ("CMDSYNC_API_URL", "FORCE_COLOR",
-                                                    "NO_COLOR", "GITHUB_ACTIONS"):
-            monkeypatch.delenv(name)
+    clean_environment(monkeypatch)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exited:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert isinstance(exited.value.code, int)
-    return exited.value.code, out, err
 
 
 def apply_saved(path: Path) -> None:

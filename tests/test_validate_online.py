@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cli_support import clean_environment, run
 
-from cmdsync.cli import main
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
@@ -33,20 +33,9 @@ CS602 = ("bot.yaml:3:12: CS602 entry point 'Launch' needs an application with an
 
 @pytest.fixture(autouse=True)
 def _workdir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("DISCORD_") or name in ("CMDSYNC_API_URL", "FORCE_COLOR",
-                                                    "NO_COLOR", "GITHUB_ACTIONS"):
-            monkeypatch.delenv(name)
+    clean_environment(monkeypatch)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exited:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert isinstance(exited.value.code, int)
-    return exited.value.code, out, err
 
 
 def test_offline_validate_does_not_run_the_application_rules(
