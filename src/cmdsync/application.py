@@ -48,11 +48,6 @@ class AppInfo:
         """Whether the application has an Activity (flag EMBEDDED); None when unknown."""
         return None if self.flags is None else bool(self.flags & APPLICATION_FLAG_EMBEDDED)
 
-    @property
-    def complete(self) -> bool:
-        """Whether both the flags and the installation contexts are known."""
-        return self.flags is not None and self.integration_types is not None
-
     def describe_types(self) -> str:
         """The supported installation contexts by name: ``guild_install, user_install``."""
         return ", ".join(IntegrationType(t).name.lower() for t in self.integration_types or ())

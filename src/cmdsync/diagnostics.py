@@ -18,10 +18,6 @@ class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"
 
-    @property
-    def rank(self) -> int:
-        return 0 if self is Severity.ERROR else 1
-
 
 @dataclass(frozen=True, order=True)
 class Location:

@@ -183,11 +183,3 @@ def enum_value(enum_cls: type[enum.IntEnum], value: object) -> int | None:
     if isinstance(value, str):
         return enum_names(enum_cls).get(value)
     return None
-
-
-def describe(enum_cls: type[enum.IntEnum], value: int) -> str:
-    """``"STRING (3)"`` for messages."""
-    try:
-        return f"{enum_cls(value).name} ({value})"
-    except ValueError:
-        return str(value)

@@ -121,11 +121,6 @@ class Faults:
         with self._lock:
             return dict(self._counts)
 
-    @property
-    def injected(self) -> int:
-        """Faults injected so far, of every kind."""
-        return sum(self.counts.values())
-
     def draw(self) -> Draw:
         """This request's faults; see :class:`Draw`."""
         with self._lock:
