@@ -20,12 +20,12 @@ import httpx
 import procs
 
 from cmdsync.emulator.app import create_app
+from cmdsync.emulator.bodies import stored_body
+from cmdsync.emulator.database import StoredCommand
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.ratelimit import RateLimitConfig
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store import StoredCommand
-from cmdsync.emulator.stored import stored_body
-from cmdsync.normalize import request_body
+from cmdsync.emulator.throttle import RateLimitConfig
+from cmdsync.state.normalize import request_body
 
 APP = generate.APPLICATION_ID
 BOT_TOKEN, USER_TOKEN = "bench-bot-token", "bench-user-token"
@@ -34,8 +34,8 @@ DISCORD_LIMIT = 50  # requests per second per bot (FACTS.md "Rate limits")
 UNLIMITED_PLAN = """\
 import sys
 from cmdsync.client.http import ClientConfig
-from cmdsync.fetch import Connection
-from cmdsync.planning import plan_paths
+from cmdsync.runners.session import Connection
+from cmdsync.runners.plan import plan_paths
 from cmdsync.render import plan as render
 run = plan_paths([sys.argv[1]], connection=Connection(
     api_url=sys.argv[2], config=ClientConfig(global_limit=0)))

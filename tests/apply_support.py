@@ -9,18 +9,18 @@ from typing import Any
 
 import httpx
 
-from cmdsync.apply import NoProgress
-from cmdsync.apply_strategy import Strategy
-from cmdsync.applying import ApplyOptions, ApplyRun, apply_paths, apply_saved
+from cmdsync.apply.execute import NoProgress
+from cmdsync.apply.strategy import Strategy
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import ClientConfig, DiscordClient
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator
-from cmdsync.fetch import Connection
 from cmdsync.plan import Plan
-from cmdsync.planning import plan_paths
+from cmdsync.runners.apply import ApplyOptions, ApplyRun, apply_paths, apply_saved
+from cmdsync.runners.plan import plan_paths
+from cmdsync.runners.session import Connection
 
 APP = emulator_seed.APPLICATION_ID
 GUILD = emulator_seed.GUILD_ID

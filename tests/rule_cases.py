@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmdsync.application import AppInfo, app_info
+from cmdsync.state.application import AppInfo, app_info
 
 DATA = Path(__file__).parent / "data" / "rules"
 SUFFIXES = (".yaml", ".yml", ".json")

@@ -19,11 +19,10 @@ from apply_support import (
     writes,
 )
 
-from cmdsync.apply_strategy import Strategy
+from cmdsync.apply.strategy import Strategy
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.errors import CmdsyncError
-from cmdsync.guardrails import UnsafePlanError
+from cmdsync.errors import CmdsyncError, UnsafePlanError
 from cmdsync.plan import Action
 
 GLOBAL_PATH = f"/applications/{APP}/commands"
@@ -155,7 +154,7 @@ def test_per_command_deletes_first_when_a_cap_would_be_exceeded(
 
 def test_creates_over_the_daily_budget_are_refused_before_any_write(
         emulator: Emulator, tmp_path: Path) -> None:
-    from cmdsync.ledger import record
+    from cmdsync.apply.ledger import record
 
     path = write(tmp_path / "bot.yaml", MANIFEST)
     now = __import__("time").time()

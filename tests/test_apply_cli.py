@@ -15,9 +15,9 @@ from test_plan_cli import FIRST_PLAN, MANIFEST, run
 from typer.testing import CliRunner
 
 from cmdsync import cli
+from cmdsync.apply.ledger import record, utc_day
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.ledger import record, utc_day
 
 GUILD = emulator_seed.GUILD_ID
 APP = emulator_seed.APPLICATION_ID

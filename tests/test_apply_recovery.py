@@ -26,18 +26,17 @@ from apply_support import (
 )
 from test_apply import CHANGED, MANIFEST
 
-from cmdsync.apply_strategy import Strategy
-from cmdsync.applying import ApplyOptions, apply_paths
+from cmdsync.apply.ledger import load as load_ledger
+from cmdsync.apply.strategy import Strategy
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.errors import UsageError
-from cmdsync.guardrails import UnsafePlanError
-from cmdsync.ledger import load as load_ledger
-from cmdsync.planning import plan_paths
-from cmdsync.saved_plan import save
+from cmdsync.errors import UnsafePlanError, UsageError
+from cmdsync.runners.apply import ApplyOptions, apply_paths
+from cmdsync.runners.files import save_plan as save
+from cmdsync.runners.plan import plan_paths
 
 OTHER = "555555555555555555"
 TWO_GUILDS = MANIFEST.rstrip(" ") + f"""\

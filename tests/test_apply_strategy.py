@@ -6,7 +6,7 @@ from typing import Any
 
 from test_plan import APP, GUILD, cmd, desired, live
 
-from cmdsync.apply_strategy import (
+from cmdsync.apply.strategy import (
     MAX_BULK_ITEMS,
     Step,
     Strategy,

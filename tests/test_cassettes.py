@@ -22,13 +22,13 @@ import yaml
 from apply_support import Hooks
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from cmdsync.apply_strategy import Strategy
-from cmdsync.applying import ApplyOptions, apply_paths
+from cmdsync.apply.strategy import Strategy
 from cmdsync.cli import main
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient
-from cmdsync.fetch import Connection
+from cmdsync.runners.apply import ApplyOptions, apply_paths
+from cmdsync.runners.session import Connection
 
 CASSETTES = Path(__file__).parent / "cassettes"
 APP = "111111111111111111"
@@ -148,7 +148,7 @@ def test_global_429_pauses_every_route(vcr: Any) -> None:
 
 @cassette("rate-limited-429.yaml")
 def test_429_longer_than_the_client_waits_fails_at_once(vcr: Any) -> None:
-    from cmdsync.client.errors import ApiError
+    from cmdsync.errors import ApiError
 
     time = FakeTime()
     with pytest.raises(ApiError) as caught:

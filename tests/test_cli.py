@@ -88,7 +88,7 @@ def test_github_output_is_default_on_actions(capsys: pytest.CaptureFixture[str],
 
 
 def test_github_escapes_properties_and_data() -> None:
-    from cmdsync.diagnostics import Diagnostic, Location, Severity
+    from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
     from cmdsync.render.diagnostics import to_github
     from cmdsync.validate import ValidationResult
 

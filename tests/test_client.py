@@ -15,13 +15,14 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync.apply.form_errors import form_error_diagnostics
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, ClientCredentials, Token
-from cmdsync.client.errors import ApiError, NetworkError, form_error_diagnostics
 from cmdsync.client.http import USER_AGENT, ClientConfig, DiscordClient
 from cmdsync.client.ratelimit import RateLimiter
+from cmdsync.errors import ApiError, NetworkError
+from cmdsync.manifest.entries import collect
 from cmdsync.manifest.loader import load_text
-from cmdsync.manifest.model import collect
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"

@@ -22,7 +22,7 @@ from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.ratelimit import RateLimitConfig
+from cmdsync.emulator.throttle import RateLimitConfig
 
 APP = emulator_seed.APPLICATION_ID
 GUILD = emulator_seed.GUILD_ID

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from cmdsync.diagnostics import Diagnostic, Severity
+from cmdsync.manifest.diagnostics import Diagnostic, Severity
 from cmdsync.model import OptionType
 from cmdsync.validate import validate_paths
 

@@ -1,5 +1,5 @@
 """The mapping from cmdsync diagnostics (rule id + JSON pointer) to Discord's
-nested 50035 ``errors`` (cmdsync.emulator.form_errors), without HTTP."""
+nested 50035 ``errors`` (cmdsync.emulator.form_body), without HTTP."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from cmdsync.diagnostics import Diagnostic, Location, Severity
 from cmdsync.emulator.commands import NOT_ENFORCED
-from cmdsync.emulator.form_errors import DEFAULT_LEAF_CODE, LEAF_CODES, invalid_form_body, nest
-from cmdsync.rules import all_rules
+from cmdsync.emulator.form_body import DEFAULT_LEAF_CODE, LEAF_CODES, invalid_form_body, nest
+from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
+from cmdsync.validate.rules import all_rules
 
 BODY: dict[str, Any] = {
     "name": "ping", "description": "d",

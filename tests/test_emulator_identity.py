@@ -23,7 +23,7 @@ from test_emulator_support import (
 )
 
 from cmdsync.emulator import new_emulator
-from cmdsync.emulator.store import Store
+from cmdsync.emulator.database import Store
 
 EMBEDDED = 1 << 17
 BOTH = {"0": {}, "1": {}}

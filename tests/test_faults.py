@@ -37,19 +37,19 @@ import pytest
 from apply_support import API, FAST, Hooks
 from apply_support import ENV as SUPPORT_ENV
 
-from cmdsync.apply import APPLIED, UNKNOWN, ApplyResult, ChangeResult
-from cmdsync.apply_strategy import Strategy
-from cmdsync.applying import ApplyOptions, apply_paths
+from cmdsync.apply.result import APPLIED, UNKNOWN, ApplyResult, ChangeResult
+from cmdsync.apply.strategy import Strategy
 from cmdsync.client.http import ClientConfig
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.server import BackgroundServer
 from cmdsync.errors import CmdsyncError
-from cmdsync.fetch import Connection
 from cmdsync.plan import Action, Plan
-from cmdsync.planning import plan_paths
 from cmdsync.render.apply import summary, to_document, to_text
+from cmdsync.runners.apply import ApplyOptions, apply_paths
+from cmdsync.runners.plan import plan_paths
+from cmdsync.runners.session import Connection
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"

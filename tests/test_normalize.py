@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from plan_support import CORPUS_PARAMS, load_commands
 
-from cmdsync.normalize import (
+from cmdsync.state.normalize import (
     canonical,
     canonical_overwrites,
     fill_unknown,

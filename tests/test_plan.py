@@ -6,8 +6,8 @@ import random
 import textwrap
 from typing import Any
 
+from cmdsync.manifest.entries import collect
 from cmdsync.manifest.loader import load_text
-from cmdsync.manifest.model import collect
 from cmdsync.plan import (
     Action,
     CommandChange,

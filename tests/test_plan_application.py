@@ -14,18 +14,19 @@ import httpx
 import pytest
 from test_plan_emulator import apply, make_client
 
-from cmdsync.application import AppInfo
-from cmdsync.apply_strategy import Strategy, schedule
+from cmdsync.apply.guardrails import raise_if_unsafe, unsafe_reasons
+from cmdsync.apply.ledger import Ledger
+from cmdsync.apply.strategy import Strategy, schedule
 from cmdsync.cli import main
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.fetch import Connection
-from cmdsync.guardrails import UnsafePlanError, raise_if_unsafe, unsafe_reasons
-from cmdsync.ledger import Ledger
+from cmdsync.errors import UnsafePlanError
 from cmdsync.plan import Action, FieldChange, Plan, diff
-from cmdsync.planning import PlanRun, plan_live, plan_paths, with_unknowns
+from cmdsync.runners.plan import PlanRun, plan_live, plan_paths, with_unknowns
+from cmdsync.runners.session import Connection
 from cmdsync.state import LiveState
+from cmdsync.state.application import AppInfo
 
 APP = emulator_seed.APPLICATION_ID
 BOT = {"Authorization": f"Bot {emulator_seed.BOT_TOKEN}"}
@@ -102,8 +103,8 @@ def test_a_user_installable_app_plans_no_changes_for_commands_without_integratio
 
 
 def test_the_default_integration_types_come_from_the_application_read() -> None:
+    from cmdsync.manifest.entries import collect
     from cmdsync.manifest.loader import load_text
-    from cmdsync.manifest.model import collect
     from cmdsync.state import desired_state, live_scope
 
     doc = load_text("commands: [{name: ping, description: P}]\n", file="m.yaml", kind="yaml",
@@ -174,8 +175,8 @@ def test_entry_points_and_handler_are_refused_up_front_without_an_activity(
 def test_the_plan_value_carries_application_errors_so_apply_refuses_them() -> None:
     """plan_live with the application: CS601/CS602 are plan errors, which apply's
     guardrails refuse before any write."""
+    from cmdsync.manifest.entries import collect
     from cmdsync.manifest.loader import load_text
-    from cmdsync.manifest.model import collect
     from cmdsync.state import desired_state
 
     doc = load_text("commands:\n  - {name: hug, description: Hug, integration_types: [1]}\n"

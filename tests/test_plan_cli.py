@@ -17,11 +17,11 @@ from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.errors import CmdsyncError
-from cmdsync.fetch import Connection
 from cmdsync.plan import Action
-from cmdsync.planning import plan_paths, resolve_application_id
-from cmdsync.saved_plan import load
-from cmdsync.schemas import load_schema
+from cmdsync.runners.files import load_plan
+from cmdsync.runners.plan import plan_paths, resolve_application_id
+from cmdsync.runners.session import Connection
+from cmdsync.validate.schema import load_schema
 
 GUILD = emulator_seed.GUILD_ID
 SECRETS = (emulator_seed.BOT_TOKEN, emulator_seed.USER_TOKEN, "emulator-secret")
@@ -71,7 +71,7 @@ def apply_saved(path: Path) -> None:
         emulator = new_emulator(state=str(Path(".cmdsync") / "local.sqlite"))
         try:
             async with make_client(emulator) as client:
-                await apply(client, load(str(path)))
+                await apply(client, load_plan(str(path))[0])
         finally:
             emulator.store.close()
 

@@ -25,11 +25,11 @@ from cmdsync.client.http import ClientConfig, DiscordClient
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.ratelimit import RateLimitConfig
-from cmdsync.fetch import fetch_live
+from cmdsync.emulator.throttle import RateLimitConfig
+from cmdsync.manifest.entries import collect
 from cmdsync.manifest.loader import load_file, load_text
-from cmdsync.manifest.model import collect
 from cmdsync.plan import Action, FieldChange, Plan, diff
+from cmdsync.runners.session import fetch_live
 from cmdsync.state import DesiredState, desired_state
 
 APP = emulator_seed.APPLICATION_ID

@@ -13,9 +13,10 @@ from test_plan import APP, GUILD, MANIFEST, OTHER, cmd, desired, live
 
 from cmdsync.errors import CmdsyncError
 from cmdsync.plan import Plan, diff
+from cmdsync.plan.planfile import from_document, to_document
 from cmdsync.render.plan import to_json, to_rich, to_text
-from cmdsync.saved_plan import from_document, load, save, to_document
-from cmdsync.schemas import load_schema
+from cmdsync.runners.files import load_plan, save_plan
+from cmdsync.validate.schema import load_schema
 
 ROOT = Path(__file__).parent.parent
 
@@ -203,8 +204,8 @@ def test_json_document_exact() -> None:
 def test_saved_plan_file(tmp_path: Path) -> None:
     plan = guild_plan()
     path = tmp_path / "plan.json"
-    save(plan, str(path), api_url="https://discord.com/api/v10")
-    assert load(str(path)) == plan
+    save_plan(plan, str(path), api_url="https://discord.com/api/v10")
+    assert load_plan(str(path))[0] == plan
     text = path.read_text(encoding="utf-8")
     assert "token" not in text.lower()
 
@@ -213,7 +214,7 @@ def test_saved_plan_rejects_other_documents(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     path.write_text('{"format_version": 1}', encoding="utf-8")
     with pytest.raises(CmdsyncError) as caught:
-        load(str(path))
+        load_plan(str(path))
     assert str(caught.value) == (
         f"{path} is not a cmdsync plan: /: 'application_id' is a required property")
 

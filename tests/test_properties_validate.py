@@ -24,10 +24,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cmdsync.diagnostics import Severity
+from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.loader import load_text
 from cmdsync.model import LOCALES
-from cmdsync.normalize import canonical, to_api
+from cmdsync.state.normalize import canonical, to_api
 from cmdsync.validate import validate_documents
 
 SETTINGS = settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")), deadline=timedelta(seconds=10),

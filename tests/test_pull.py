@@ -17,10 +17,11 @@ from test_plan_emulator import make_client
 from cmdsync.client import endpoints
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.fetch import Connection
-from cmdsync.planning import plan_paths
-from cmdsync.pull import pull_application, to_command, to_manifest, to_yaml
+from cmdsync.runners.plan import plan_paths
+from cmdsync.runners.pull import pull_application
+from cmdsync.runners.session import Connection
 from cmdsync.state import LiveState, live_scope
+from cmdsync.state.as_manifest import to_command, to_manifest, to_yaml
 
 GUILD = "222222222222222222"
 

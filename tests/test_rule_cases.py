@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from rule_cases import ENV, Case, discover
 
-from cmdsync.application import AppInfo
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED
-from cmdsync.rules import all_rules
+from cmdsync.state.application import AppInfo
 from cmdsync.validate import validate_paths
+from cmdsync.validate.rules import all_rules
 
 CASES = discover()
 # An application that allows everything: the CS6xx rules must stay quiet with it.

@@ -28,11 +28,11 @@ import pytest
 from test_cassettes import FAKE_BEARER, FAKE_TOKEN
 
 from cmdsync.cli import TOKEN_ON_COMMAND_LINE, main
+from cmdsync.client.redact import BOT_TOKEN, CREDENTIAL
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.server import BackgroundServer
 from cmdsync.errors import CmdsyncError
-from cmdsync.redact import BOT_TOKEN, CREDENTIAL
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"
@@ -207,7 +207,7 @@ class CarriesRequest(httpx.HTTPStatusError):
 def test_a_forced_internal_error_never_prints_a_token(
         debug: bool, cwd: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import cmdsync.planning
+    import cmdsync.runners.plan
 
     monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT)
     monkeypatch.setenv("DISCORD_CLIENT_SECRET", CLIENT_SECRET)
@@ -222,7 +222,7 @@ def test_a_forced_internal_error_never_prints_a_token(
                              f"also {BOT_SHAPED} and Bearer abcdefghij0123456789abcd",
                              request=request, response=response)
 
-    monkeypatch.setattr(cmdsync.planning, "plan_paths", broken)
+    monkeypatch.setattr(cmdsync.runners.plan, "plan_paths", broken)
     (cwd / "bot.yaml").write_text("commands: [{name: ping, description: Ping}]\n",
                                   encoding="utf-8")
     code, text = run_cli(capsys, "plan", "bot.yaml")
@@ -236,14 +236,14 @@ def test_a_forced_internal_error_never_prints_a_token(
 
 def test_an_expected_error_never_prints_a_token(cwd: Path, capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import cmdsync.planning
+    import cmdsync.runners.plan
 
     monkeypatch.setenv("DISCORD_BEARER_TOKEN", BEARER)
 
     def refused(*args: object, **kwargs: object) -> None:
         raise CmdsyncError(f"the server said: bad token {BEARER}")
 
-    monkeypatch.setattr(cmdsync.planning, "plan_paths", refused)
+    monkeypatch.setattr(cmdsync.runners.plan, "plan_paths", refused)
     code, text = run_cli(capsys, "plan", "bot.yaml")
     assert (code, text) == (1, "error: the server said: bad token [redacted]\n")
 

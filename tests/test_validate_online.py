@@ -13,8 +13,8 @@ from cli_support import clean_environment, run
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.fetch import Connection
-from cmdsync.online import validate_online
+from cmdsync.runners.session import Connection
+from cmdsync.runners.validate import validate_online
 
 APP = emulator_seed.APPLICATION_ID
 MANIFEST = """\

@@ -89,7 +89,7 @@ def validate(
     if not online and (api_url or local or token_file or client_secret_file):
         raise typer.BadParameter("connection options need --online", param_hint="'--online'")
     if online:
-        from cmdsync.online import validate_online
+        from cmdsync.runners.validate import validate_online
 
         connection = _connection(api_url=api_url, local=local, token_file=token_file,
                                  client_secret_file=client_secret_file,
@@ -124,7 +124,7 @@ def rules(
 ) -> int:
     """List the validation rules, or explain one."""
     from cmdsync.render import rules as render
-    from cmdsync.rules import get_rule
+    from cmdsync.validate.rules import get_rule
 
     if output is RulesFormat.markdown:
         sys.stdout.write(render.markdown())
@@ -196,7 +196,7 @@ BearerFileOption = Annotated[str | None, typer.Option(
 
 def _connection(*, api_url: str | None, local: bool, token_file: str | None,
                 client_secret_file: str | None, bearer_token_file: str | None) -> Any:
-    from cmdsync.fetch import Connection
+    from cmdsync.runners.session import Connection
 
     if local and api_url:
         raise typer.BadParameter("--local runs the emulator in-process: drop --api-url",
@@ -231,9 +231,9 @@ def plan(
 ) -> int:
     """Show, field by field, what apply would change in Discord."""
     from cmdsync.errors import EXIT_CHANGES, EXIT_FAILURE
-    from cmdsync.planning import plan_paths
     from cmdsync.render import diagnostics as render_diagnostics
     from cmdsync.render import plan as render
+    from cmdsync.runners.plan import plan_paths
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
@@ -254,9 +254,9 @@ def plan(
             sys.stderr.write(f"The plan has errors: not saved to {out}.\n")
         return EXIT_FAILURE
     if out:
-        from cmdsync.saved_plan import save
+        from cmdsync.runners.files import save_plan
 
-        save(result, out, api_url=run.api_url)
+        save_plan(result, out, api_url=run.api_url)
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         (sys.stderr if output is PlanFormat.json else sys.stdout).write(message)
     return EXIT_CHANGES if detailed_exitcode and result.has_changes else EXIT_OK
@@ -278,7 +278,7 @@ def pull(
     bearer_token_file: BearerFileOption = None,
 ) -> int:
     """Write the live commands and overwrites as a manifest (plan on it: no changes)."""
-    from cmdsync.pull import pull_application
+    from cmdsync.runners.pull import pull_application
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
@@ -337,9 +337,9 @@ def apply(
     bearer_token_file: BearerFileOption = None,
 ) -> int:
     """Make Discord match the manifests (or a saved plan), after showing the plan."""
-    from cmdsync.apply_strategy import Strategy
-    from cmdsync.applying import ApplyOptions, apply_paths, apply_saved, saved_plan_path
+    from cmdsync.apply.strategy import Strategy
     from cmdsync.render.apply import TerminalHooks
+    from cmdsync.runners.apply import ApplyOptions, apply_paths, apply_saved, saved_plan_path
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
@@ -383,7 +383,7 @@ def _apply_exit(run: Any, *, json_output: bool) -> int:
 
 
 def _check_rule_prefix(value: str) -> None:
-    from cmdsync.rules import all_rules
+    from cmdsync.validate.rules import all_rules
 
     if not any(rule.id.startswith(value.upper()) for rule in all_rules()):
         raise typer.BadParameter(f"no rule id starts with {value!r}: `cmdsync rules` lists "
@@ -409,8 +409,8 @@ TOKEN_ON_COMMAND_LINE = (
 
 def _refuse_tokens(args: list[str]) -> None:
     """Refuse a token given as an argument, before anything echoes it (never named)."""
+    from cmdsync.client.redact import looks_like_secret
     from cmdsync.errors import UsageError
-    from cmdsync.redact import looks_like_secret
 
     for arg in args:
         if arg.split("=", 1)[0] in SECRET_OPTIONS or looks_like_secret(arg):
@@ -420,10 +420,10 @@ def _refuse_tokens(args: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and exit with its code; the one error boundary.
 
-    Messages pass through :func:`cmdsync.redact.redact` on their way out, so
+    Messages pass through :func:`cmdsync.client.redact.redact` on their way out, so
     no secret is printed even when an error carries one.
     """
-    from cmdsync.redact import redact
+    from cmdsync.client.redact import redact
 
     # typer vendors click in recent releases; find its ClickException either way.
     click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__

@@ -22,8 +22,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from cmdsync.client.redact import remember
 from cmdsync.errors import CmdsyncError, UsageError
-from cmdsync.redact import remember
 
 COMMANDS_SCOPE = "applications.commands.update"
 
@@ -81,7 +81,7 @@ def _secret(env: Mapping[str, str], name: str, file: str | None, what: str
             ) -> tuple[str, str] | None:
     """``(value, source)`` from ``file``, ``NAME_FILE`` or ``NAME``; None when unset.
 
-    The value is remembered for :func:`cmdsync.redact.redact`.
+    The value is remembered for :func:`cmdsync.client.redact.redact`.
     """
     if file:
         found = _read_file(file, what), file

@@ -2,8 +2,8 @@
 
 ``scope`` is ``"global"`` or a guild id (a snowflake string). Each function
 returns Discord's JSON as parsed and raises
-:class:`~cmdsync.client.errors.ApiError` /
-:class:`~cmdsync.client.errors.NetworkError` on failure.
+:class:`~cmdsync.errors.ApiError` /
+:class:`~cmdsync.errors.NetworkError` on failure.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ async def get_application(client: DiscordClient) -> Json:
     client credentials read the ``application`` of ``GET /oauth2/@me``
     (``ApplicationResponse``), as openapi.json allows ``/applications/@me``
     to bot tokens only. Discord documents the latter as partial: it may lack
-    ``flags`` or ``integration_types_config`` (see :mod:`cmdsync.application`).
+    ``flags`` or ``integration_types_config`` (see :mod:`cmdsync.state.application`).
     """
     commands = client.auth.commands
     if isinstance(commands, Token) and commands.scheme.lower() == "bot":

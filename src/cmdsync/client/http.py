@@ -14,7 +14,7 @@ called concurrently (``asyncio.gather``). For each request it waits on the
   PUT, PATCH and DELETE are idempotent, and the one POST (create a command)
   upserts by name and type (FACTS.md "Endpoints"), so a create that reached
   Discord and lost its answer is overwritten by its retry (200), not made twice;
-- other 4xx: raises :class:`~cmdsync.client.errors.ApiError` with Discord's
+- other 4xx: raises :class:`~cmdsync.errors.ApiError` with Discord's
   code, message and 50035 ``errors``.
 
 The transport is injectable (``httpx.MockTransport``, ``httpx.ASGITransport``
@@ -36,10 +36,9 @@ import httpx
 
 from cmdsync import __version__
 from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
-from cmdsync.client.errors import ApiError, ClientError, NetworkError
 from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep
-from cmdsync.errors import CmdsyncError
-from cmdsync.redact import remember
+from cmdsync.client.redact import remember
+from cmdsync.errors import ApiError, ClientError, CmdsyncError, NetworkError
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -16,7 +16,7 @@ from cmdsync.emulator.app import create_app
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.ratelimit import RateLimitConfig
+from cmdsync.emulator.throttle import RateLimitConfig
 
 __all__ = ["Emulator", "FaultConfig", "Limits", "RateLimitConfig", "create_app",
            "new_emulator"]

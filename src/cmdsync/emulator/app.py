@@ -30,7 +30,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import admin, auth, errors, oauth
+from cmdsync.emulator import access, admin, error_replies, oauth
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.faults import Draw, InjectedFault
 from cmdsync.emulator.instance import Emulator, LogEntry
@@ -72,7 +72,7 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
             await _early_fault(draw)
             reply, headers = await _serve(request, route, emulator)
             response = _json(reply.body, reply.status, headers)
-        except errors.ApiError as exc:
+        except error_replies.ErrorReply as exc:
             response = _json(exc.body(), exc.status, exc.headers)
         except InjectedFault as fault:
             response = fault.response()
@@ -93,12 +93,12 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
                  ) -> tuple[Reply, dict[str, str]]:
     """Run one API request through auth, rate limits and its handler."""
     now = emulator.clock()
-    token = auth.authenticate(emulator.store, request.headers.get("authorization"), now=now)
+    token = access.authenticate(emulator.store, request.headers.get("authorization"), now=now)
     params = dict(request.path_params)
     major = params.get("guild_id") or params.get("application_id", "")
     decision = emulator.limiter.hit(token.token, route.bucket, major, now)
     if not decision.allowed:
-        raise errors.rate_limited(decision.retry_after, decision.headers,
+        raise error_replies.rate_limited(decision.retry_after, decision.headers,
                                   is_global=decision.is_global)
     try:
         _check_snowflakes(params)
@@ -108,7 +108,7 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
                     {k.lower(): v for k, v in request.headers.items()}, body, now,
                     emulator.limits)
         return await run_in_threadpool(route.handler, call), decision.headers
-    except errors.ApiError as exc:
+    except error_replies.ErrorReply as exc:
         exc.headers = {**decision.headers, **exc.headers}
         raise
 
@@ -127,7 +127,7 @@ def _check_snowflakes(params: dict[str, str]) -> None:
         value = params.get(name)
         if value is not None and not (value.isascii() and value.isdigit()
                                       and int(value) < 2**64):
-            raise errors.field_error((name,), "NUMBER_TYPE_COERCE",
+            raise error_replies.field_error((name,), "NUMBER_TYPE_COERCE",
                                      f'Value "{value}" is not snowflake.')
 
 
@@ -139,18 +139,18 @@ async def _read_json(request: Request, limit: int) -> Any:
     """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise errors.too_large()
+        raise error_replies.too_large()
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:
-            raise errors.too_large()
+            raise error_replies.too_large()
     try:
         value = json.loads(bytes(raw), parse_constant=_refuse, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
-        raise errors.invalid_json() from exc
+        raise error_replies.invalid_json() from exc
     if _too_deep(value):
-        raise errors.invalid_json()
+        raise error_replies.invalid_json()
     return value
 
 
@@ -201,7 +201,7 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
-    error = errors.method_not_allowed() if status == 405 else errors.not_found()
+    error = error_replies.method_not_allowed() if status == 405 else error_replies.not_found()
     return _json(error.body(), error.status)
 
 

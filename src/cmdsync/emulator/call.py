@@ -1,7 +1,7 @@
 """One authenticated API request as a handler sees it, and what a handler returns.
 
 A handler is a plain function ``Call -> Reply``; it raises
-:class:`~cmdsync.emulator.errors.ApiError` for error answers and does all
+:class:`~cmdsync.emulator.error_replies.ErrorReply` for error answers and does all
 its reads and writes in one store transaction (:meth:`Call.scope`), so that
 concurrent requests leave a state equal to some order of whole requests.
 """
@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from cmdsync.emulator import auth, render
+from cmdsync.emulator import access, bodies
 from cmdsync.emulator.commands import Limits, Scope
-from cmdsync.emulator.store import Store, Token
+from cmdsync.emulator.database import Store, Token
 
 
 @dataclass(frozen=True)
@@ -40,17 +40,17 @@ class Call:
         (``applications.commands.permissions.update`` instead of
         ``applications.commands.update``); ``edit`` the stricter checks of a
         permission PUT. Raises 404 (10002, 10004), 401 or 403 as in
-        :mod:`cmdsync.emulator.auth`.
+        :mod:`cmdsync.emulator.access`.
         """
-        app = auth.application(self.store, self.token, self.params["application_id"])
+        app = access.application(self.store, self.token, self.params["application_id"])
         if edit:
-            auth.not_a_bot(self.token)
-        auth.require_scope(self.token, permissions=permissions or edit)
+            access.not_a_bot(self.token)
+        access.require_scope(self.token, permissions=permissions or edit)
         guild_id = self.params.get("guild_id", "")
         if guild_id:
-            auth.guild(self.store, guild_id)
+            access.guild(self.store, guild_id)
         if edit:
-            auth.manages_guild(self.token, guild_id)
+            access.manages_guild(self.token, guild_id)
         with self.store.transaction() as db:
             yield Scope(self.store, db, app, guild_id, self.now, self.limits)
 
@@ -58,7 +58,7 @@ class Call:
         return self.query.get("with_localizations", "").lower() in ("true", "1")
 
     def locale(self) -> str | None:
-        return render.requested_locale(self.headers)
+        return bodies.requested_locale(self.headers)
 
 
 @dataclass(frozen=True)

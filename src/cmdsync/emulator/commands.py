@@ -1,7 +1,7 @@
 """Application-command semantics: upsert, edit, delete and bulk overwrite.
 
 Every function works inside one open store transaction (a :class:`Scope`)
-and raises :class:`~cmdsync.emulator.errors.ApiError` exactly where Discord
+and raises :class:`~cmdsync.emulator.error_replies.ErrorReply` exactly where Discord
 answers with an error (FACTS.md "Endpoints", "Validation rules"):
 
 - bodies are checked with cmdsync's own rules
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from cmdsync.diagnostics import Severity
-from cmdsync.emulator import errors
-from cmdsync.emulator.form_errors import invalid_form_body, nest
-from cmdsync.emulator.store import Application, Store, StoredCommand
-from cmdsync.emulator.stored import stored_body
+from cmdsync.emulator import error_replies
+from cmdsync.emulator.bodies import stored_body
+from cmdsync.emulator.database import Application, Store, StoredCommand
+from cmdsync.emulator.form_body import invalid_form_body, nest
+from cmdsync.manifest.diagnostics import Severity
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate import validate_api_commands
 
@@ -84,7 +84,7 @@ def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
                                               ignore=NOT_ENFORCED)
              if d.severity is Severity.ERROR]
     if found:
-        raise errors.invalid_form(invalid_form_body(found, items, single=single))
+        raise error_replies.invalid_form(invalid_form_body(found, items, single=single))
     leaves = []
     for index, item in enumerate(items):
         where = [] if single else [str(index)]
@@ -100,13 +100,13 @@ def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
                            ("A command's integration_types must already be supported at "
                             "application level")))
     if leaves:
-        raise errors.invalid_form(nest(leaves))
+        raise error_replies.invalid_form(nest(leaves))
 
 
 def upsert(scope: Scope, payload: Any) -> tuple[int, StoredCommand]:
     """POST: create (201), or overwrite the command of that type and name (200)."""
     if not isinstance(payload, dict):
-        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+        raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
     validate([payload], scope, single=True)
     body = scope.stored(payload)
@@ -124,16 +124,16 @@ def edit(scope: Scope, command_id: str, payload: Any) -> StoredCommand:
     """PATCH: each provided field replaces the stored one entirely; ``type`` stays."""
     old = scope.store.command(scope.db, scope.app.id, scope.guild_id, command_id)
     if old is None:
-        raise errors.unknown("command")
+        raise error_replies.unknown("command")
     if not isinstance(payload, dict):
-        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+        raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
     merged = {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}}
     validate([merged], scope, single=True)
     body = scope.stored(merged)
     if any(c.id != old.id and (c.type, c.name) == (old.type, body["name"])
            for c in scope.commands()):
-        raise errors.name_taken()
+        raise error_replies.name_taken()
     return _save(scope, old, body)
 
 
@@ -141,7 +141,7 @@ def delete(scope: Scope, command_id: str) -> None:
     """DELETE: the command and every overwrite of it are gone."""
     old = scope.store.command(scope.db, scope.app.id, scope.guild_id, command_id)
     if old is None:
-        raise errors.unknown("command")
+        raise error_replies.unknown("command")
     scope.store.delete_command(scope.db, old)
 
 
@@ -158,7 +158,7 @@ def bulk_overwrite(scope: Scope, payload: Any) -> tuple[list[StoredCommand], int
     plan = _match(scope, items, existing)
     kept = {old.id for old, _ in plan if old is not None}
     if any(c.type == CommandType.PRIMARY_ENTRY_POINT and c.id not in kept for c in existing):
-        raise errors.entry_point_removed()
+        raise error_replies.entry_point_removed()
     _check_caps([body["type"] for _, body in plan])
     creates = sum(1 for old, _ in plan if old is None)
     _spend_creates(scope, creates)
@@ -172,15 +172,15 @@ def _bulk_items(payload: Any) -> list[Any]:
     if payload is None:
         return []
     if not isinstance(payload, list):
-        raise errors.field_error((), "LIST_TYPE_CONVERT",
+        raise error_replies.field_error((), "LIST_TYPE_CONVERT",
                                  "Only iterables may be used in a ListType")
     if len(payload) > MAX_BULK_ITEMS:
-        raise errors.field_error((), "BASE_TYPE_MAX_LENGTH",
+        raise error_replies.field_error((), "BASE_TYPE_MAX_LENGTH",
                                  f"Must be {MAX_BULK_ITEMS} or fewer in length.")
     bad = [(str(i), "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
            for i, item in enumerate(payload) if not isinstance(item, dict)]
     if bad:
-        raise errors.invalid_form(nest(([path], code, msg) for path, code, msg in bad))
+        raise error_replies.invalid_form(nest(([path], code, msg) for path, code, msg in bad))
     return payload
 
 
@@ -206,14 +206,14 @@ def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredComma
                 claimed.add(old.id)
         plan.append((old, body))
     if unknown:
-        raise errors.invalid_form(nest(unknown))
+        raise error_replies.invalid_form(nest(unknown))
     return plan
 
 
 def _check_caps(types: list[int]) -> None:
     for kind, cap in MAX_COMMANDS_PER_TYPE.items():
         if types.count(int(kind)) > cap:
-            raise errors.too_many_commands()
+            raise error_replies.too_many_commands()
 
 
 def _spend_creates(scope: Scope, count: int) -> None:
@@ -227,7 +227,7 @@ def _spend_creates(scope: Scope, count: int) -> None:
     if used + count > limit:
         midnight = datetime(moment.year, moment.month, moment.day,
                             tzinfo=timezone.utc) + timedelta(days=1)
-        raise errors.too_many_daily_creates(limit, status=scope.limits.daily_creates_status,
+        raise error_replies.too_many_daily_creates(limit, status=scope.limits.daily_creates_status,
                                             retry_after=(midnight - moment).total_seconds())
     scope.store.count_creates(scope.db, scope.app.id, scope.guild_id, day, count)
 

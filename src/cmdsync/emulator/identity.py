@@ -33,11 +33,11 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import auth, errors, profiles
+from cmdsync.emulator import access, error_replies, profiles
 from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.form_errors import nest
+from cmdsync.emulator.database import Application
+from cmdsync.emulator.form_body import nest
 from cmdsync.emulator.seed import add_entry_point
-from cmdsync.emulator.store import Application
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType
 
 INSTALL_SCOPES = ("applications.commands", "bot")  # openapi.json ApplicationOAuth2InstallParams
@@ -53,7 +53,7 @@ def current_user(call: Call) -> Reply:
     if token.kind == "bot":
         return Reply(200, profiles.bot_user(app))
     if "identify" not in token.scopes:
-        raise errors.missing_scope()
+        raise error_replies.missing_scope()
     return Reply(200, profiles.user(token.user_id or profiles.owner_id(call.store, app),
                                     pii=True))
 
@@ -67,7 +67,7 @@ def my_application(call: Call) -> Reply:
 def get_application(call: Call) -> Reply:
     """``GET /applications/{application.id}``."""
     _bot_only(call)
-    app = auth.application(call.store, call.token, call.params["application_id"])
+    app = access.application(call.store, call.token, call.params["application_id"])
     return Reply(200, profiles.application(call.store, app))
 
 
@@ -77,7 +77,7 @@ def edit_application(call: Call) -> Reply:
     app_id = call.params.get("application_id") or call.token.application_id
     store = call.store
     with store.transaction() as db:  # read and write in one: concurrent PATCHes serialize
-        app = auth.application(store, call.token, app_id)
+        app = access.application(store, call.token, app_id)
         changed = patched(app, call.body)
         store.save_application(db, changed)
         was, now = _embedded(app), _embedded(changed)
@@ -94,7 +94,7 @@ def authorization(call: Call) -> Reply:
     """``GET /oauth2/@me``: the Bearer token's authorization."""
     token = call.token
     if token.kind != "bearer":
-        raise errors.unauthorized()
+        raise error_replies.unauthorized()
     app = _own_application(call)
     expires = token.expires_at if token.expires_at is not None else call.now + 7 * 86400
     body: dict[str, Any] = {
@@ -109,13 +109,13 @@ def authorization(call: Call) -> Reply:
 def _own_application(call: Call) -> Application:
     app = call.store.application(call.token.application_id)
     if app is None:
-        raise errors.unknown("application")
+        raise error_replies.unknown("application")
     return app
 
 
 def _bot_only(call: Call) -> None:
     if call.token.kind != "bot":
-        raise errors.bots_only()
+        raise error_replies.bots_only()
 
 
 def _embedded(app: Application) -> bool:
@@ -125,7 +125,7 @@ def _embedded(app: Application) -> bool:
 def patched(app: Application, body: Any) -> Application:
     """``app`` with a PATCH body's ``flags`` and ``integration_types_config``; 50035 if bad."""
     if not isinstance(body, dict):
-        raise errors.field_error((), "MODEL_TYPE_CONVERT",
+        raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
     leaves: list[Leaf] = []
     flags = body.get("flags")
@@ -135,7 +135,7 @@ def patched(app: Application, body: Any) -> Application:
     config = body.get("integration_types_config")
     types, params = _config(config, leaves) if config is not None else (None, None)
     if leaves:
-        raise errors.invalid_form(nest(leaves))
+        raise error_replies.invalid_form(nest(leaves))
     changed = app if flags is None else replace(app, flags=flags)
     if types is not None:
         changed = replace(changed, integration_types=types, install_params=params or {})

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.commands import Limits
+from cmdsync.emulator.database import Store
 from cmdsync.emulator.faults import FaultConfig, Faults
-from cmdsync.emulator.ratelimit import RateLimitConfig, RateLimiter
 from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
-from cmdsync.emulator.store import Store
+from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ import binascii
 import secrets
 from urllib.parse import parse_qs
 
+from cmdsync.emulator.database import Store, Token
 from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
-from cmdsync.emulator.store import Store, Token
 
 TOKEN_LIFETIME = 604800  # seconds (FACTS.md)
 GRANTABLE_SCOPES = frozenset({COMMANDS_SCOPE, PERMISSIONS_SCOPE, "applications.commands",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from cmdsync.emulator.store import Application, Store
+from cmdsync.emulator.database import Application, Store
 
 INT32_MAX = 2**31 - 1
 _SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application

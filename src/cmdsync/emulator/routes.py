@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmdsync.emulator import commands, errors, identity, render
+from cmdsync.emulator import bodies, commands, error_replies, identity
 from cmdsync.emulator.call import Call, Handler, Reply
-from cmdsync.emulator.permissions import get_permissions, guild_permissions, put_permissions
+from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_permissions
 
 
 def list_commands(call: Call) -> Reply:
     """GET .../commands[?with_localizations=true]."""
     localizations, locale = call.with_localizations(), call.locale()
     with call.scope() as scope:
-        return Reply(200, [render.command(c, scope.app, localizations=localizations,
+        return Reply(200, [bodies.command(c, scope.app, localizations=localizations,
                                           locale=locale) for c in scope.commands()])
 
 
@@ -28,14 +28,14 @@ def create_command(call: Call) -> Reply:
     """POST .../commands: 201 created, 200 overwrote the command of that name."""
     with call.scope() as scope:
         status, command = commands.upsert(scope, call.body)
-        return Reply(status, render.command(command, scope.app), int(status == 201))
+        return Reply(status, bodies.command(command, scope.app), int(status == 201))
 
 
 def bulk_overwrite(call: Call) -> Reply:
     """PUT .../commands: 200 and the scope's full list."""
     with call.scope() as scope:
         saved, creates = commands.bulk_overwrite(scope, call.body)
-        return Reply(200, [render.command(c, scope.app) for c in saved], creates)
+        return Reply(200, [bodies.command(c, scope.app) for c in saved], creates)
 
 
 def get_command(call: Call) -> Reply:
@@ -43,14 +43,14 @@ def get_command(call: Call) -> Reply:
         command = scope.store.command(scope.db, scope.app.id, scope.guild_id,
                                       call.params["command_id"])
         if command is None:
-            raise errors.unknown("command")
-        return Reply(200, render.command(command, scope.app))
+            raise error_replies.unknown("command")
+        return Reply(200, bodies.command(command, scope.app))
 
 
 def edit_command(call: Call) -> Reply:
     with call.scope() as scope:
         command = commands.edit(scope, call.params["command_id"], call.body)
-        return Reply(200, render.command(command, scope.app))
+        return Reply(200, bodies.command(command, scope.app))
 
 
 def delete_command(call: Call) -> Reply:

@@ -38,8 +38,8 @@ from typing import Any
 
 import yaml
 
-from cmdsync.emulator.store import Application, Store, StoredCommand, Token
-from cmdsync.emulator.stored import stored_body
+from cmdsync.emulator.bodies import stored_body
+from cmdsync.emulator.database import Application, Store, StoredCommand, Token
 from cmdsync.errors import UsageError
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType, enum_value
 

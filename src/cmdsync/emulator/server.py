@@ -21,8 +21,8 @@ from starlette.types import ASGIApp
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.faults import quiet_uvicorn_drops
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.ratelimit import RateLimitConfig
 from cmdsync.emulator.seed import load_seed
+from cmdsync.emulator.throttle import RateLimitConfig
 
 
 def build(*, state: str | None, seed: str | None, global_limit: int) -> Emulator:

@@ -2,7 +2,7 @@
 
 :func:`load_file` never raises on bad input: every problem (unreadable file,
 invalid UTF-8, syntax error, duplicate key, alias bomb, missing environment
-variable) becomes a :class:`~cmdsync.diagnostics.Diagnostic` on the returned
+variable) becomes a :class:`~cmdsync.manifest.diagnostics.Diagnostic` on the returned
 :class:`Document`, which then carries ``data=None`` if nothing usable was read.
 
 YAML is composed with PyYAML (libyaml when available) and converted here so
@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from cmdsync.diagnostics import Diagnostic, Location, Severity, pointer
+from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
 from cmdsync.manifest.interpolate import interpolate
 
 Path = tuple[str | int, ...]

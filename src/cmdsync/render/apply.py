@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from cmdsync.apply import APPLIED, FAILED, UNKNOWN, ApplyResult, ChangeResult, ScopeResult
+from cmdsync.apply.result import APPLIED, FAILED, UNKNOWN, ApplyResult, ChangeResult, ScopeResult
 from cmdsync.model import CommandType
 from cmdsync.plan import Action, Plan
 

@@ -9,7 +9,7 @@ import json
 from itertools import groupby
 from typing import Any
 
-from cmdsync.diagnostics import Diagnostic, Location, Severity
+from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.validate import ValidationResult
 
 

@@ -78,7 +78,7 @@ def to_rich(plan: Plan) -> Any:
 
 def to_json(plan: Plan, *, api_url: str | None = None) -> str:
     """The plan document of ``schemas/plan.schema.json`` as indented JSON."""
-    from cmdsync.saved_plan import dumps
+    from cmdsync.plan.planfile import dumps
 
     return dumps(plan, api_url=api_url)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmdsync.rules import Rule, all_rules
+from cmdsync.validate.rules import Rule, all_rules
 
 _CHECKED_BY = {"rule": "rule", "schema": "JSON Schema", "loader": "loader",
                "application": "rule once the application is read: validate --online, plan"}

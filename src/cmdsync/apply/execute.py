@@ -1,0 +1,265 @@
+"""Execute a plan's write requests and return what happened: an :class:`ApplyResult`.
+
+:func:`execute` sends the :class:`~cmdsync.apply.strategy.ScopeSteps` of
+each scope in order (global first, so guild overwrites can name a global
+command created just before), one request at a time. Rate limits and 5xx
+are retried by the client (:mod:`cmdsync.client.http`). On an error the
+scope stops there: its remaining changes are ``not applied``; ``on_error``
+``stop`` (the default) skips every later scope, ``continue`` goes on with
+them. Nothing is printed: :mod:`cmdsync.render.apply` draws the result.
+
+Overwrites of a command this apply created are put on the id Discord
+returned (a bulk overwrite's response, or the POST's). Every create Discord
+confirms (201, or a new id in a bulk response) is passed to
+``record_creates`` for the ledger.
+
+A request that got no answer, or a 5xx, may have been carried out all the
+same; the client sends it again. So a create answered 200 after such an
+attempt was made by that attempt (it counts as a create), and a delete
+answered 404 code 10063 (unknown command) after one was done by it. When a
+step fails after such an attempt, its changes are ``unknown``, not
+``failed``: the report never says "not made" of something Discord may have
+made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from cmdsync.apply.form_errors import INVALID_FORM_BODY, form_error_diagnostics
+from cmdsync.apply.result import (
+    APPLIED,
+    FAILED,
+    NOT_APPLIED,
+    UNKNOWN,
+    ChangeResult,
+    RequestRecord,
+    ScopeResult,
+)
+from cmdsync.apply.strategy import ScopeSteps, Step
+from cmdsync.client import endpoints
+from cmdsync.client.http import DiscordClient, Exchange
+from cmdsync.errors import ApiError, CmdsyncError
+from cmdsync.manifest.diagnostics import Diagnostic
+from cmdsync.manifest.entries import CommandEntry
+from cmdsync.plan import Action
+
+UNKNOWN_COMMAND = 10063
+CommandKey = tuple[str, int, str]  # (scope, type, name)
+
+
+class Observer(Protocol):
+    """Progress: the scopes and their request counts, then each scope's start,
+    requests and end, then the end of the apply."""
+
+    def apply_started(self, scopes: Sequence[tuple[str, int]]) -> None: ...
+
+    def apply_finished(self) -> None: ...
+
+    def scope_started(self, scope: str, requests: int) -> None: ...
+
+    def step_done(self, scope: str) -> None: ...
+
+    def scope_finished(self, result: ScopeResult) -> None: ...
+
+
+class NoProgress:
+    """An :class:`Observer` that shows nothing."""
+
+    def apply_started(self, scopes: Sequence[tuple[str, int]]) -> None:
+        pass
+
+    def apply_finished(self) -> None:
+        pass
+
+    def scope_started(self, scope: str, requests: int) -> None:
+        pass
+
+    def step_done(self, scope: str) -> None:
+        pass
+
+    def scope_finished(self, result: ScopeResult) -> None:
+        pass
+
+
+@dataclass
+class Context:
+    """What :func:`execute` needs besides the steps.
+
+    ``live_ids`` are each scope's command ids before apply (to tell which
+    ids a bulk overwrite created); ``entries`` the manifest command of each
+    ``(scope, type, name)`` (empty for a saved plan); ``record_creates(scope,
+    count)`` feeds the ledger. Filled in while executing: ``ids`` after
+    apply, ``creates`` confirmed, and ``outcomes``, which maps indexes of
+    ``client.exchanges`` to the outcome and scope of write requests.
+    """
+
+    client: DiscordClient
+    application_id: str
+    live_ids: Mapping[str, set[str]]
+    entries: Mapping[CommandKey, CommandEntry] = field(default_factory=dict)
+    record_creates: Callable[[str, int], None] = lambda scope, count: None
+    observer: Observer = field(default_factory=NoProgress)
+    ids: dict[CommandKey, str] = field(default_factory=dict)
+    creates: int = 0
+    outcomes: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error: str
+                  ) -> tuple[ScopeResult, ...]:
+    """Send every step; see the module docstring. ``on_error`` is ``stop`` or ``continue``."""
+    results: list[ScopeResult] = []
+    failed = False
+    context.observer.apply_started([(s.scope, len(s.steps)) for s in scheduled])
+    try:
+        for scope in scheduled:
+            if failed and on_error == "stop":
+                results.append(ScopeResult(
+                    scope.scope, _strategy(scope), "skipped",
+                    tuple(r for s in scope.steps for r in _changes(s, NOT_APPLIED, context))))
+                continue
+            context.observer.scope_started(scope.scope, len(scope.steps))
+            result = await _run_scope(context, scope)
+            context.observer.scope_finished(result)
+            failed = failed or result.status == FAILED
+            results.append(result)
+    finally:
+        context.observer.apply_finished()
+    return tuple(results)
+
+
+async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
+    done: list[ChangeResult] = []
+    for index, step in enumerate(scope.steps):
+        start = len(context.client.exchanges)
+        try:
+            outcome = await _send(context, step)
+        except CmdsyncError as exc:
+            _claim(context, start, "failed", scope.scope)
+            status = UNKNOWN if _ambiguous(context.client.exchanges[start:]) else FAILED
+            rest = [r for s in scope.steps[index:] for r in _changes(
+                s, status if s is step else NOT_APPLIED, context)]
+            return ScopeResult(scope.scope, _strategy(scope), FAILED, tuple(done + rest),
+                               str(exc), tuple(_diagnostics(context, step, exc)))
+        _claim(context, start, outcome, scope.scope)
+        done.extend(_changes(step, APPLIED, context))
+        context.observer.step_done(scope.scope)
+    return ScopeResult(scope.scope, _strategy(scope), APPLIED, tuple(done))
+
+
+async def _send(context: Context, step: Step) -> str:
+    """Make one request; return its outcome word. Raises ClientError / CmdsyncError."""
+    client, app, scope = context.client, context.application_id, step.scope
+    if step.kind == "bulk":
+        saved = await endpoints.bulk_overwrite(client, app, scope, step.body)
+        context.ids.update({(scope, int(c["type"]), str(c["name"])): str(c["id"])
+                            for c in saved})
+        _created(context, scope, sum(1 for c in saved
+                                     if str(c["id"]) not in context.live_ids.get(scope, set())))
+        return "replaced"
+    if step.kind == "permissions":
+        assert step.permission is not None
+        await endpoints.put_permissions(client, app, scope, _target(context, step), step.body)
+        return "permissions set"
+    (change,) = step.commands
+    start = len(client.exchanges)
+    if step.kind == "delete":
+        try:
+            await endpoints.delete_command(client, app, scope, str(change.id))
+        except ApiError as exc:
+            if exc.code != UNKNOWN_COMMAND or not _ambiguous(client.exchanges[start:-1]):
+                raise
+        return "deleted"
+    if step.kind == "update":
+        saved_one = await endpoints.edit_command(client, app, scope, str(change.id), step.body)
+        outcome = "updated"
+    else:
+        saved_one = await endpoints.create_command(client, app, scope, step.body)
+        created = client.exchanges[-1].status == 201 or _ambiguous(client.exchanges[start:-1])
+        _created(context, scope, int(created))
+        outcome = "created" if created else "overwrote"
+    context.ids[(scope, change.type, change.name)] = str(saved_one["id"])
+    return outcome
+
+
+def _ambiguous(exchanges: Sequence[Exchange]) -> bool:
+    """Whether Discord may have acted on one of these requests without saying so."""
+    return any(e.ambiguous for e in exchanges)
+
+
+def _created(context: Context, scope: str, count: int) -> None:
+    if count:
+        context.creates += count
+        context.record_creates(scope, count)
+
+
+def _target(context: Context, step: Step) -> str:
+    change = step.permission
+    assert change is not None
+    if change.target_id is not None:
+        return change.target_id
+    key = (str(change.command_scope), int(change.command_type or 1), str(change.command_name))
+    found = context.ids.get(key)
+    if found is None:
+        raise CmdsyncError(f"the command {change.command_name!r} was not created, so its "
+                           "overwrites cannot be put")
+    return found
+
+
+def _changes(step: Step, status: str, context: Context) -> list[ChangeResult]:
+    if step.permission is not None:
+        change = step.permission
+        target = change.target_id
+        if target is None and change.command_name is not None:
+            target = context.ids.get((str(change.command_scope), int(change.command_type or 1),
+                                      change.command_name))
+        return [ChangeResult(step.scope, "permissions", change.action, change.key,
+                             change.command_type, target, status)]
+    return [ChangeResult(step.scope, "command", c.action, c.name, c.type,
+                         context.ids.get((step.scope, c.type, c.name), c.id)
+                         if c.action is not Action.DELETE else c.id, status, c.renamed_from)
+            for c in step.commands]
+
+
+def _claim(context: Context, start: int, outcome: str, scope: str) -> None:
+    """Name the outcome of a step's requests: the last one's, earlier ones were retried."""
+    sent = range(start, len(context.client.exchanges))
+    for index in sent:
+        context.outcomes[index] = (outcome if index == sent[-1] else "retried", scope)
+
+
+def _diagnostics(context: Context, step: Step, error: Exception) -> list[Diagnostic]:
+    if not isinstance(error, ApiError) or error.code != INVALID_FORM_BODY:
+        return []
+    if step.kind == "bulk":
+        keys = [(step.scope, int(body.get("type", 1)), str(body.get("name")))
+                for body in step.body]
+        return form_error_diagnostics(error, [context.entries.get(k) for k in keys])
+    entries = [context.entries.get((step.scope, c.type, c.name)) for c in step.commands]
+    return form_error_diagnostics(error, entries, single=True)
+
+
+def _strategy(scope: ScopeSteps) -> str | None:
+    return scope.strategy.value if scope.strategy is not None else None
+
+
+def request_records(exchanges: Sequence[Exchange],
+                    outcomes: Mapping[int, tuple[str, str]]) -> tuple[RequestRecord, ...]:
+    """Every exchange as a record: writes with their step's outcome, reads as ``read``."""
+    records = []
+    for index, exchange in enumerate(exchanges):
+        outcome, scope = outcomes.get(index, (_read_outcome(exchanges, index), None))
+        records.append(RequestRecord(exchange.method, exchange.path, exchange.status, outcome,
+                                     scope))
+    return tuple(records)
+
+
+def _read_outcome(exchanges: Sequence[Exchange], index: int) -> str:
+    exchange = exchanges[index]
+    if exchange.status is not None and exchange.status < 400:
+        return "read"
+    later = exchanges[index + 1:]
+    again = any(e.method == exchange.method and e.path == exchange.path for e in later)
+    return "retried" if again else "failed"

@@ -1,0 +1,134 @@
+"""Guardrails on a plan: what apply refuses before its first write, and plan's budget warnings.
+
+Pure functions of a :class:`~cmdsync.plan.Plan` (and the ledger, the live
+state, the credentials present). Like octodns' ``Plan.raise_if_unsafe``,
+:func:`raise_if_unsafe` collects every reason and raises once:
+
+- the plan's own errors (per-type caps exceeded after apply, a command
+  whose type the manifest changes, a permissions key naming no command);
+- requests that cannot be made (:func:`cmdsync.apply.strategy.schedule`);
+- creates over Discord's 200 per guild per UTC day, counting what the
+  ledger (:mod:`cmdsync.apply.ledger`) recorded today (FACTS.md "Rate limits");
+- permission overwrites to change without a user's Bearer token (a bot
+  token gets 403 code 20001, FACTS.md "Endpoints").
+
+:func:`stale_reasons` compares a plan with live state read again: a saved
+plan, or one reviewed at a prompt, is applied only if nothing changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from cmdsync.apply.ledger import LEDGER_PATH, Ledger, seconds_to_midnight, utc_day
+from cmdsync.apply.strategy import ScopeSteps
+from cmdsync.errors import UnsafePlanError
+from cmdsync.model import CommandType
+from cmdsync.plan import DAILY_CREATE_LIMIT, Plan
+from cmdsync.state import LiveState
+from cmdsync.state.normalize import same
+
+LOW_BUDGET = 50  # plan warns when fewer creates than this would be left today
+
+
+def unsafe_reasons(plan: Plan, scheduled: Sequence[ScopeSteps], problems: Sequence[str], *,
+                   ledger: Ledger, api_url: str, now: float, has_user_token: bool
+                   ) -> list[str]:
+    """Every reason to refuse ``plan`` before writing; [] when it is safe.
+
+    ``scheduled`` and ``problems`` come from
+    :func:`~cmdsync.apply.strategy.schedule`; ``now`` is epoch seconds.
+    """
+    reasons = [*plan.errors, *problems]
+    reasons += budget_reasons(plan.application_id, scheduled, ledger=ledger, api_url=api_url,
+                              now=now)
+    guilds = [s.scope for s in scheduled if any(step.kind == "permissions" for step in s.steps)]
+    if guilds and not has_user_token:
+        reasons.append(
+            f"the plan changes permission overwrites in guild {', '.join(guilds)}: that needs "
+            "a user's Bearer token with scope applications.commands.permissions.update; set "
+            "DISCORD_BEARER_TOKEN or pass --bearer-token-file (a bot token gets 403 code "
+            "20001)")
+    return reasons
+
+
+def raise_if_unsafe(reasons: Sequence[str]) -> None:
+    """Raise :class:`UnsafePlanError` when there is any reason."""
+    if reasons:
+        count = "1 problem" if len(reasons) == 1 else f"{len(reasons)} problems"
+        raise UnsafePlanError(reasons, heading=f"refusing to apply ({count}); nothing was "
+                                               "changed:")
+
+
+def budget_reasons(application_id: str, scheduled: Iterable[ScopeSteps], *, ledger: Ledger,
+                   api_url: str, now: float) -> list[str]:
+    """Scopes whose creates would go over today's budget of 200."""
+    reasons = []
+    for scope in scheduled:
+        used = ledger.used(api_url, application_id, scope.scope, utc_day(now))
+        if scope.creates and used + scope.creates > DAILY_CREATE_LIMIT:
+            wait = seconds_to_midnight(now)
+            reasons.append(
+                f"{_label(scope.scope)}: the plan creates {scope.creates} commands and "
+                f"{used} were created today (UTC, {LEDGER_PATH}); Discord allows "
+                f"{DAILY_CREATE_LIMIT} per day: apply fewer new commands, or wait until "
+                f"midnight UTC (in {int(wait // 3600)} h {int(wait % 3600 // 60)} min)")
+    return reasons
+
+
+def with_budget_warnings(plan: Plan, *, ledger: Ledger, api_url: str, now: float) -> Plan:
+    """``plan`` with a warning per scope where today's create budget runs low."""
+    warnings = []
+    for scope in plan.scopes:
+        used = ledger.used(api_url, plan.application_id, scope.scope, utc_day(now))
+        left = DAILY_CREATE_LIMIT - used - scope.creates
+        if used and left < LOW_BUDGET:
+            after = f"leaving {left}" if left >= 0 else "more than are left: apply will " \
+                "refuse it until midnight UTC"
+            warnings.append(
+                f"{_label(scope.scope)}: {used} of Discord's {DAILY_CREATE_LIMIT} daily command "
+                f"creates were used today (UTC, {LEDGER_PATH}); this plan creates "
+                f"{scope.creates}, {after}")
+    if not warnings:
+        return plan
+    return replace(plan, warnings=plan.warnings + tuple(warnings))
+
+
+def stale_reasons(plan: Plan, live: LiveState) -> list[str]:
+    """What changed in ``live`` since ``plan`` was computed: commands, versions, overwrites."""
+    reasons = []
+    for scope in plan.scopes:
+        planned = {ref.id: ref for ref in scope.live}
+        current = {str(c["id"]): c for c in live.scope(scope.scope).commands}
+        where = _label(scope.scope)
+        for ref in sorted(planned.values(), key=lambda r: (r.type, r.name)):
+            now = current.get(ref.id)
+            if now is None:
+                reasons.append(f"{where}: {_kind(ref.type)} {ref.name!r} (id {ref.id}) was "
+                               "deleted")
+            elif str(now.get("version")) != str(ref.version) or now.get("name") != ref.name:
+                reasons.append(f"{where}: {_kind(ref.type)} {ref.name!r} (id {ref.id}) changed "
+                               f"(version {ref.version} -> {now.get('version')})")
+        for command_id, command in current.items():
+            if command_id not in planned:
+                reasons.append(f"{where}: {_kind(command.get('type', 1))} "
+                               f"{command.get('name')!r} (id {command_id}) was created")
+        for change in scope.permissions:
+            target = change.target_id
+            if target is not None and not same(
+                    list(live.scope(scope.scope).permissions.get(target, ())),
+                    list(change.before)):
+                reasons.append(f"{where}: the permission overwrites of {change.key!r} "
+                               f"(id {target}) changed")
+    return reasons
+
+
+def _label(scope: str) -> str:
+    return "global" if scope == "global" else f"guild {scope}"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, int) and value in CommandType._value2member_map_:
+        return CommandType(value).name.lower()
+    return f"type {value}"

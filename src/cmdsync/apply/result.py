@@ -1,0 +1,104 @@
+"""What an apply did: every change's status, every request, the backup. Pure values.
+
+Built by :mod:`cmdsync.apply.execute`, drawn by :mod:`cmdsync.render.apply`;
+``cmdsync apply --format json`` prints it whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cmdsync.manifest.diagnostics import Diagnostic
+from cmdsync.plan import Action
+
+APPLIED, FAILED, NOT_APPLIED = "applied", "failed", "not applied"
+
+
+UNKNOWN = "unknown"  # the request got no answer (or a 5xx): it may have been made
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One HTTP request: method, path, status (None: no response) and outcome.
+
+    ``outcome`` is ``read``, ``created``, ``overwrote`` (a POST that found
+    the name taken: 200), ``updated``, ``deleted``, ``replaced`` (a bulk
+    overwrite), ``permissions set``, ``retried`` (429, 5xx or no response,
+    sent again) or ``failed``.
+    """
+
+    method: str
+    path: str
+    status: int | None
+    outcome: str
+    scope: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeResult:
+    """One planned change and whether it was made.
+
+    ``kind`` is ``command`` or ``permissions`` (``name`` is then the
+    manifest's key); ``id`` is the command's id after apply (a create's new
+    id; for overwrites, the target id). ``status`` is ``applied``,
+    ``failed`` (Discord refused it), ``unknown`` (no answer came: it may
+    have been made) or ``not applied``.
+    """
+
+    scope: str
+    kind: str
+    action: Action
+    name: str
+    type: int | None
+    id: str | None
+    status: str
+    renamed_from: str | None = None
+
+
+@dataclass(frozen=True)
+class ScopeResult:
+    """A scope's outcome: ``applied``, ``failed`` or ``skipped`` (an earlier scope failed).
+
+    ``strategy`` is ``bulk``, ``per-command`` or None (overwrites only).
+    ``error`` is the failed request's message; ``diagnostics`` map a 50035
+    answer back to manifest lines when the manifest is known.
+    """
+
+    scope: str
+    strategy: str | None
+    status: str
+    changes: tuple[ChangeResult, ...]
+    error: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """Everything apply did: scopes, every request, the backup, duration (seconds), creates.
+
+    ``creates`` counts the commands Discord confirmed as new (they count
+    toward the daily limit of 200 per guild).
+    """
+
+    application_id: str
+    api_url: str
+    scopes: tuple[ScopeResult, ...] = ()
+    requests: tuple[RequestRecord, ...] = ()
+    backup: str | None = None
+    duration: float = 0.0
+    creates: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(s.status == APPLIED for s in self.scopes)
+
+    def count(self, status: str, *, kind: str | None = None,
+              action: Action | None = None) -> int:
+        """Changes with this status (and kind and action, when given)."""
+        return sum(1 for s in self.scopes for c in s.changes if c.status == status
+                   and (kind is None or c.kind == kind)
+                   and (action is None or c.action is action))
+
+    @property
+    def writes(self) -> int:
+        return sum(1 for r in self.requests if r.method != "GET")

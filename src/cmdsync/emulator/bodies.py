@@ -1,0 +1,231 @@
+"""Command bodies both ways: what the emulator keeps of a body it accepted, and
+commands as Discord returns them.
+
+What the emulator keeps of a command body it accepted.
+
+:func:`stored_body` turns a validated request body into the canonical form
+the store keeps: only the fields Discord stores (unknown and response-only
+keys are dropped, as Discord ignores them), defaults left out (``nsfw``
+false, ``required`` and ``autocomplete`` false, ``dm_permission`` true, empty
+or null localizations and lists, null ``contexts``), localizations without
+null entries, ``contexts`` and ``integration_types`` sorted. Two bodies that
+mean the same command store equal, which is how ``version`` changes on real
+changes only. Fields that only mean something on global commands
+(``dm_permission``, ``contexts``, ``integration_types``) are dropped from
+guild commands; a global command without ``integration_types`` gets the
+application's (FACTS.md "What a GET returns").
+
+Commands as Discord returns them, and the requester's locale.
+
+:func:`command` renders a stored command with the fields, defaults and key
+order of Discord's responses (FACTS.md "What a GET returns", checked against
+the real responses in ``shared/corpus/live_responses``): ``id``,
+``application_id``, ``version``, ``default_member_permissions`` (null or a
+string), ``type``, ``name``, ``description`` ("" on USER and MESSAGE),
+``guild_id`` only on guild commands, ``dm_permission``, ``contexts`` (null
+when unset) and ``integration_types`` (a list) only on global commands,
+``options`` only when there are some, ``nsfw``, and ``handler`` on entry
+points. An option's ``required: false`` is not stored, so it never comes back.
+
+With ``localizations`` the ``*_localizations`` dictionaries come back (null
+when unset); without, only ``name_localized`` / ``description_localized``
+for the requester's locale (:func:`requested_locale`), where there is an entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cmdsync.emulator.database import Application, StoredCommand
+from cmdsync.model import LOCALE_FALLBACKS, LOCALES, CommandType
+
+_CONTEXT_MENUS = (CommandType.USER, CommandType.MESSAGE)
+_NUMBERS = ("min_value", "max_value", "min_length", "max_length")
+
+
+def stored_body(item: Mapping[str, Any], *, guild: bool,
+                integration_types: tuple[int, ...]) -> dict[str, Any]:
+    """The canonical stored form of one validated command body.
+
+    ``guild`` is True for a guild command; ``integration_types`` are the
+    application's, the default for global commands.
+    """
+    kind = item.get("type", int(CommandType.CHAT_INPUT))
+    body: dict[str, Any] = {"type": kind, "name": item["name"]}
+    _localizations(body, item, "name")
+    if kind not in _CONTEXT_MENUS:
+        body["description"] = item.get("description") or ""
+        _localizations(body, item, "description")
+        options = [stored_option(o) for o in item.get("options") or []]
+        if options:
+            body["options"] = options
+    if item.get("default_member_permissions") is not None:
+        body["default_member_permissions"] = str(item["default_member_permissions"])
+    if not guild:
+        if item.get("dm_permission") is False:
+            body["dm_permission"] = False
+        if item.get("contexts") is not None:
+            body["contexts"] = sorted(set(item["contexts"]))
+        types = item.get("integration_types")
+        body["integration_types"] = sorted(set(types if types is not None
+                                               else integration_types))
+    if item.get("nsfw"):
+        body["nsfw"] = True
+    if kind == CommandType.PRIMARY_ENTRY_POINT:
+        body["handler"] = item.get("handler", 1)
+    return body
+
+
+def stored_option(option: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical stored form of one option (recursively)."""
+    out: dict[str, Any] = {"type": option["type"], "name": option["name"]}
+    _localizations(out, option, "name")
+    out["description"] = option.get("description") or ""
+    _localizations(out, option, "description")
+    if option.get("required"):
+        out["required"] = True
+    if option.get("choices"):
+        out["choices"] = [_stored_choice(c) for c in option["choices"]]
+    children = [stored_option(o) for o in option.get("options") or []]
+    if children:
+        out["options"] = children
+    if option.get("channel_types"):
+        out["channel_types"] = sorted(set(option["channel_types"]))
+    for key in _NUMBERS:
+        if option.get(key) is not None:
+            out[key] = option[key]
+    if option.get("autocomplete"):
+        out["autocomplete"] = True
+    return out
+
+
+def _stored_choice(choice: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": choice["name"]}
+    _localizations(out, choice, "name")
+    out["value"] = choice["value"]
+    return out
+
+
+def _localizations(out: dict[str, Any], source: Mapping[str, Any], field: str) -> None:
+    table = source.get(f"{field}_localizations")
+    if isinstance(table, Mapping):
+        kept = {locale: value for locale, value in sorted(table.items()) if value is not None}
+        if kept:
+            out[f"{field}_localizations"] = kept
+
+
+_OPTION_TAIL = ("required", "choices", "options", "channel_types", "min_value", "max_value",
+                "min_length", "max_length", "autocomplete")
+_BY_LOWER = {locale.lower(): locale for locale in LOCALES}
+# A bare language tag Discord has only with a region.
+_LANGUAGES = {"en": "en-US", "es": "es-ES", "pt": "pt-BR", "sv": "sv-SE", "zh": "zh-CN"}
+
+
+def command(stored: StoredCommand, app: Application, *, localizations: bool = True,
+            locale: str | None = None) -> dict[str, Any]:
+    """The response object of one command."""
+    body = stored.body
+    context_menu = stored.type in (CommandType.USER, CommandType.MESSAGE)
+    out: dict[str, Any] = {
+        "id": stored.id, "application_id": stored.application_id, "version": stored.version,
+        "default_member_permissions": body.get("default_member_permissions"),
+        "type": stored.type,
+    }
+    _text(out, body, "name", localizations, locale)
+    _text(out, {} if context_menu else body, "description", localizations, locale)
+    if stored.guild_id:
+        out["guild_id"] = stored.guild_id
+    else:
+        out["dm_permission"] = body.get("dm_permission", True)
+        out["contexts"] = body.get("contexts")
+        out["integration_types"] = body.get("integration_types", list(app.integration_types))
+    if body.get("options"):
+        out["options"] = [_option(o, localizations, locale) for o in body["options"]]
+    out["nsfw"] = body.get("nsfw", False)
+    if stored.type == CommandType.PRIMARY_ENTRY_POINT:
+        out["handler"] = body.get("handler", 1)
+    return out
+
+
+def _option(option: Mapping[str, Any], localizations: bool, locale: str | None
+            ) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": option["type"]}
+    _text(out, option, "name", localizations, locale)
+    _text(out, option, "description", localizations, locale)
+    for key in _OPTION_TAIL:
+        if key not in option:
+            continue
+        if key == "choices":
+            out[key] = [_choice(c, localizations, locale) for c in option[key]]
+        elif key == "options":
+            out[key] = [_option(o, localizations, locale) for o in option[key]]
+        else:
+            out[key] = option[key]
+    return out
+
+
+def _choice(choice: Mapping[str, Any], localizations: bool, locale: str | None
+            ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    _text(out, choice, "name", localizations, locale)
+    out["value"] = choice["value"]
+    return out
+
+
+def _text(out: dict[str, Any], body: Mapping[str, Any], field: str, localizations: bool,
+          locale: str | None) -> None:
+    """``field``, then its localizations or its value in the requester's locale."""
+    out[field] = body.get(field, "")
+    table = body.get(f"{field}_localizations")
+    if localizations:
+        out[f"{field}_localizations"] = table
+    elif locale and table:
+        value = pick_locale(table, locale)
+        if value is not None:
+            out[f"{field}_localized"] = value
+
+
+def pick_locale(table: Mapping[str, str], locale: str) -> str | None:
+    """The value for ``locale``, else for its fallbacks (en-US <-> en-GB, es-419 -> es-ES)."""
+    for candidate in (locale, *LOCALE_FALLBACKS.get(locale, ())):
+        if table.get(candidate):
+            return table[candidate]
+    return None
+
+
+def requested_locale(headers: Mapping[str, str]) -> str | None:
+    """The Discord locale of a request: ``X-Discord-Locale``, then ``Accept-Language``.
+
+    ``headers`` has lowercase names. Tags match case-insensitively, and a
+    region Discord does not have falls back to its language (``fr-FR`` ->
+    ``fr``, ``en`` -> ``en-US``); an ``Accept-Language`` list is taken by
+    its ``q`` weights.
+    Returns None when neither header names a Discord locale.
+    """
+    found = _discord_locale(headers.get("x-discord-locale", ""))
+    if found:
+        return found
+    weighted = []
+    for position, item in enumerate(headers.get("accept-language", "").split(",")):
+        tag, _, params = item.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                weight = 0.0
+        weighted.append((-weight, position, tag.strip()))
+    for weight, _, tag in sorted(weighted):
+        found = _discord_locale(tag) if weight < 0 else None
+        if found:
+            return found
+    return None
+
+
+def _discord_locale(tag: str) -> str | None:
+    tag = tag.strip().lower()
+    if not tag:
+        return None
+    language = tag.split("-")[0]
+    return _BY_LOWER.get(tag) or _BY_LOWER.get(language) or _LANGUAGES.get(language)

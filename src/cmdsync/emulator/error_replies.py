@@ -1,0 +1,153 @@
+"""Discord's error responses, as the emulator raises them.
+
+Every error the emulator answers is an :class:`ErrorReply`: an HTTP status, a
+Discord JSON error code and its message, optionally the nested ``errors``
+object of a 50035 (see :mod:`cmdsync.emulator.form_body`) and extra
+headers. ``body()`` is what goes on the wire, e.g.
+``{"message": "Unknown application command", "code": 10063}``. Codes and
+messages: FACTS.md "Errors"; the messages are Discord's own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+
+class ErrorReply(Exception):
+    """An error response: HTTP status, Discord code, message, optional details.
+
+    ``code`` is None only for a rate limit's 429, whose body is
+    ``{"message", "retry_after", "global"}`` (FACTS.md "Rate limits").
+    ``retry_after`` (seconds) adds ``retry_after`` and ``global`` to the body.
+    """
+
+    def __init__(self, status: int, code: int | None, message: str, *,
+                 errors: dict[str, Any] | None = None,
+                 headers: Mapping[str, str] | None = None,
+                 retry_after: float | None = None, is_global: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.errors = errors
+        self.headers = dict(headers or {})
+        self.retry_after = retry_after
+        self.is_global = is_global
+
+    def body(self) -> dict[str, Any]:
+        """``{"message", "code"}``, plus ``errors`` for a 50035, ``retry_after`` for a 429."""
+        body: dict[str, Any] = {"message": self.message}
+        if self.code is not None:
+            body["code"] = self.code
+        if self.errors is not None:
+            body["errors"] = self.errors
+        if self.retry_after is not None:
+            body["retry_after"] = self.retry_after
+            body["global"] = self.is_global
+        return body
+
+
+def unauthorized() -> ErrorReply:
+    """A missing, unknown or expired token."""
+    return ErrorReply(401, 0, "401: Unauthorized")
+
+
+def missing_scope() -> ErrorReply:
+    """A bearer token without the OAuth2 scope the endpoint needs (observed as 40001)."""
+    return ErrorReply(401, 40001, "Unauthorized. Provide a valid token and try again")
+
+
+def not_found() -> ErrorReply:
+    return ErrorReply(404, 0, "404: Not Found")
+
+
+def method_not_allowed() -> ErrorReply:
+    return ErrorReply(405, 0, "405: Method Not Allowed")
+
+
+def other_application() -> ErrorReply:
+    return ErrorReply(403, 20012, "You are not authorized to perform this action on this "
+                                "application")
+
+
+def bots_forbidden() -> ErrorReply:
+    return ErrorReply(403, 20001, "Bots cannot use this endpoint")
+
+
+def bots_only() -> ErrorReply:
+    """A Bearer token on an endpoint for bot tokens only (Discord's code 20002)."""
+    return ErrorReply(403, 20002, "Only bots can use this endpoint")
+
+
+def missing_permissions() -> ErrorReply:
+    """The token's user may not manage the guild."""
+    return ErrorReply(403, 50013, "Missing Permissions")
+
+
+_UNKNOWN = {"application": (10002, "Unknown Application"),
+            "guild": (10004, "Unknown Guild"),
+            "command": (10063, "Unknown application command"),
+            "permissions": (10066, "Unknown application command permissions")}
+
+
+def unknown(what: str) -> ErrorReply:
+    """404 for an unknown ``application``, ``guild``, ``command`` or ``permissions``."""
+    code, message = _UNKNOWN[what]
+    return ErrorReply(404, code, message)
+
+
+def too_many_commands() -> ErrorReply:
+    return ErrorReply(400, 30032, "Maximum number of application commands reached")
+
+
+def too_many_daily_creates(limit: int, *, status: int = 400,
+                           retry_after: float = 0.0) -> ErrorReply:
+    """30034; Discord has answered it as 400 and as 429 (FACTS.md, unsettled)."""
+    message = f"Max number of daily application command creates has been reached ({limit})"
+    if status != 429:
+        return ErrorReply(status, 30034, message)
+    return ErrorReply(429, 30034, message, retry_after=round(retry_after, 3),
+                    headers={"Retry-After": str(math.ceil(retry_after)),
+                             "X-RateLimit-Scope": "user"})
+
+
+def rate_limited(retry_after: float, headers: Mapping[str, str], *,
+                 is_global: bool) -> ErrorReply:
+    """429 ``{"message": "You are being rate limited.", "retry_after", "global"}``."""
+    return ErrorReply(429, None, "You are being rate limited.", headers=headers,
+                    retry_after=round(retry_after, 3), is_global=is_global)
+
+
+def name_taken() -> ErrorReply:
+    """A PATCH renaming a command onto another command's name."""
+    return ErrorReply(400, 40041, "An application command with that name already exists")
+
+
+def entry_point_removed() -> ErrorReply:
+    """A bulk overwrite that leaves out the existing entry point (observed)."""
+    return ErrorReply(400, 50240, "You cannot remove this app's Entry Point command in a bulk "
+                                "update operation. Please include the Entry Point command in "
+                                "your update request or delete it separately.")
+
+
+def invalid_json() -> ErrorReply:
+    return ErrorReply(400, 50109, "The request body contains invalid JSON.")
+
+
+def too_large() -> ErrorReply:
+    return ErrorReply(413, 40005, "Request entity too large")
+
+
+def invalid_form(errors: dict[str, Any]) -> ErrorReply:
+    """400 code 50035 with Discord's nested ``errors`` object."""
+    return ErrorReply(400, 50035, "Invalid Form Body", errors=errors)
+
+
+def field_error(path: tuple[str, ...], code: str, message: str) -> ErrorReply:
+    """50035 with one leaf at ``path`` (``()`` for the whole request, ``errors._errors``)."""
+    errors: dict[str, Any] = {"_errors": [{"code": code, "message": message}]}
+    for part in reversed(path):
+        errors = {part: errors}
+    return invalid_form(errors)

@@ -1,0 +1,142 @@
+"""The plan as a value: what apply would change in Discord, scope by scope.
+
+A :class:`Plan` holds one :class:`ScopePlan` per scope the manifest manages
+(``"global"`` or a guild id), each with its :class:`CommandChange` and
+:class:`PermissionChange` values; :class:`Action` is create, update, delete
+or no-op, its value the glyph the plan shows. Built by
+:func:`cmdsync.plan.diff.diff`; pure data, no I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmdsync.state import Overwrite
+
+DAILY_CREATE_LIMIT = 200  # command creates per guild per day (FACTS.md "Rate limits")
+
+
+class Action(str, enum.Enum):
+    """What apply does to one command or permission set; the value is its glyph."""
+
+    CREATE = "+"
+    UPDATE = "~"
+    DELETE = "-"
+    NO_OP = " "
+
+    @property
+    def word(self) -> str:
+        """``create``, ``update``, ``delete`` or ``no-op`` (JSON and messages)."""
+        return {"+": "create", "~": "update", "-": "delete", " ": "no-op"}[self.value]
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One changed field: ``path`` as in :mod:`cmdsync.plan.fields`, API values."""
+
+    path: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
+class CommandChange:
+    """One command of a scope and what apply does to it.
+
+    ``id`` and ``version`` are the live command's (None for a create).
+    ``body`` is what apply sends: the manifest's request body for creates
+    and updates (with the live ``id``), the live command stripped of
+    response-only keys for kept ones, None for deletes. ``note`` says why an
+    unmanaged live command is kept.
+    """
+
+    action: Action
+    scope: str
+    type: int
+    name: str
+    id: str | None = None
+    version: str | None = None
+    changes: tuple[FieldChange, ...] = ()
+    body: Mapping[str, Any] | None = None
+    renamed_from: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class PermissionChange:
+    """One command's overwrites in one guild: ``before`` live, ``after`` desired.
+
+    ``key`` is the manifest's key (``ban``, ``message:Report``, ``*``) or, for
+    a live set being cleared, the command's name. ``target_id`` is the command
+    id, the application id for ``*``, or None when the command is created by
+    this plan (apply learns the id then). ``reason`` explains a forced re-put.
+    """
+
+    action: Action
+    guild_id: str
+    key: str
+    target_id: str | None
+    command_scope: str | None
+    command_type: int | None
+    command_name: str | None
+    before: tuple[Overwrite, ...]
+    after: tuple[Overwrite, ...]
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LiveCommand:
+    """A live command as the plan saw it: a saved plan's check against drift."""
+
+    id: str
+    type: int
+    name: str
+    version: str | None
+
+
+@dataclass(frozen=True)
+class ScopePlan:
+    """The plan for one scope.
+
+    ``creates`` counts new commands (Discord's daily limit of 200 creates
+    per guild counts them; renames and updates do not). ``totals`` is the
+    number of commands per type name after apply, against ``caps``.
+    """
+
+    scope: str
+    commands: tuple[CommandChange, ...] = ()
+    permissions: tuple[PermissionChange, ...] = ()
+    manages_commands: bool = True
+    prune: bool = True
+    creates: int = 0
+    totals: Mapping[str, int] = field(default_factory=dict)
+    live: tuple[LiveCommand, ...] = ()
+
+    def count(self, action: Action) -> int:
+        return sum(1 for c in self.commands if c.action is action)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every scope's plan, with warnings and errors (errors make it unsafe to apply)."""
+
+    application_id: str
+    scopes: tuple[ScopePlan, ...] = ()
+    warnings: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    manifest_digest: str = ""
+
+    def count(self, action: Action) -> int:
+        return sum(scope.count(action) for scope in self.scopes)
+
+    @property
+    def permission_changes(self) -> int:
+        return sum(len(scope.permissions) for scope in self.scopes)
+
+    @property
+    def has_changes(self) -> bool:
+        return any(self.count(a) for a in (Action.CREATE, Action.UPDATE, Action.DELETE)) \
+            or self.permission_changes > 0

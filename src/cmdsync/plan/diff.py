@@ -1,0 +1,219 @@
+"""A plan: what apply would change in Discord, as a pure value.
+
+:func:`diff` compares a :class:`~cmdsync.state.DesiredState` with a
+:class:`~cmdsync.state.LiveState` and returns a :class:`Plan`; nothing here
+does I/O. Per scope the manifest manages (``"global"`` or a guild id):
+
+- commands are matched by manifest ``id`` first, then by type and name
+  (the entry point by type alone: an application has one); matched ones
+  are no-op or update (field by field, see :mod:`cmdsync.plan.fields`),
+  unmatched desired ones are creates;
+- live commands the manifest does not name are deleted when pruning, else
+  kept; a live PRIMARY_ENTRY_POINT the manifest does not manage is always
+  kept, its body in the plan (a bulk overwrite without it fails with
+  50240, FACTS.md);
+- when the live state carries the application, a global command without
+  ``integration_types`` defaults to its installation contexts, and the
+  rules that need the application (CS601, CS602) are plan errors;
+- a rename (manifest ``id`` with another name) keeps the id and warns that
+  Discord drops the command's overwrites; the manifest's overwrites for it
+  are put again;
+- permission overwrites are compared per command in each guild that lists
+  ``permissions``: the manifest's set replaces the live one (FACTS.md: a PUT
+  replaces all); with pruning, live sets the manifest does not name are
+  cleared.
+
+Scopes the manifest does not name are never touched. Output order is
+deterministic: global first, then guilds by id; within a scope by command
+type, then name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType
+from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand, Plan, ScopePlan
+from cmdsync.plan.fields import field_changes
+from cmdsync.plan.permissions import permission_changes, rename_warnings
+from cmdsync.state import DesiredScope, DesiredState, LiveState
+from cmdsync.state.normalize import canonical, fill_unknown, request_body
+from cmdsync.validate.check import application_errors
+
+
+def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
+         default_integration_types: Iterable[int] | None = None) -> Plan:
+    """The plan that makes ``live`` match ``desired``; pure and deterministic.
+
+    ``prune`` False (``--no-prune``) keeps every live command the manifest
+    does not name, whatever the manifest's ``prune`` says.
+    ``default_integration_types`` is the application's installation
+    contexts (see :func:`cmdsync.state.normalize.canonical`); by default those of
+    ``live.application`` when known.
+    """
+    if default_integration_types is None and live.application is not None:
+        default_integration_types = live.application.integration_types
+    defaults = list(default_integration_types) if default_integration_types is not None \
+        else None
+    warnings: list[str] = []
+    errors: list[str] = []
+    if live.application is not None:
+        errors += application_errors([c.entry for s in desired.scopes.values()
+                                      for c in s.commands if c.entry is not None],
+                                     live.application)
+    matched: dict[str, list[CommandChange]] = {}
+    for scope in desired.scopes.values():
+        if scope.manages_commands:
+            matched[scope.scope] = _scope_commands(scope, live, prune and scope.prune,
+                                                   defaults, warnings, errors)
+    plans = []
+    for scope in desired.scopes.values():
+        commands = matched.get(scope.scope, [])
+        perms = permission_changes(scope, live, matched, prune=prune and scope.prune,
+                                   warnings=warnings, errors=errors)
+        plans.append(_scope_plan(scope, live, commands, perms, errors))
+    warnings.extend(rename_warnings(matched, desired, live))
+    warnings.extend(_rename_hints(matched))
+    return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
+                desired.digest)
+
+
+def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
+                    defaults: list[int] | None, warnings: list[str], errors: list[str]
+                    ) -> list[CommandChange]:
+    remaining = {str(c["id"]): c for c in live.scope(scope.scope).commands}
+    changes: list[CommandChange] = []
+    pending = []
+    for command in scope.commands:  # ids first, so a rename keeps its command
+        if command.id is not None and command.id in remaining:
+            changes.append(_compare(scope.scope, command.body, remaining.pop(command.id),
+                                    defaults, errors))
+        else:
+            if command.id is not None:
+                warnings.append(f"{_label(scope.scope)}: {_kind(command.body)} "
+                                f"{command.body.get('name')!r} names id {command.id}, which "
+                                "is not a live command of this scope: it will be created "
+                                "with a new id")
+            pending.append(command)
+    for command in pending:
+        key = _match_key(command.body)
+        found = next((i for i, c in remaining.items() if _match_key(c) == key), None)
+        if found is not None:
+            changes.append(_compare(scope.scope, command.body, remaining.pop(found),
+                                    defaults, errors))
+        else:
+            body = {k: v for k, v in command.body.items() if k != "id"}
+            changes.append(CommandChange(Action.CREATE, scope.scope, _type(body),
+                                         str(body.get("name")), body=body))
+    changes.extend(_unmanaged(scope.scope, remaining.values(), prune))
+    return sorted(changes, key=lambda c: (c.type, c.name, c.id or ""))
+
+
+def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
+             defaults: list[int] | None, errors: list[str]) -> CommandChange:
+    kind, name = _type(current), str(current.get("name"))
+    if _type(body) != kind:
+        errors.append(f"{_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
+                      f"command, but the manifest declares it as "
+                      f"{CommandType(_type(body)).name}: Discord cannot change a command's "
+                      "type; remove the id to create a new command")
+    before = canonical(dict(current), scope=scope, default_integration_types=defaults)
+    after = fill_unknown(canonical(dict(body), scope=scope,
+                                   default_integration_types=defaults), before)
+    changes = tuple(FieldChange(*c) for c in field_changes(before, after))
+    new_name = str(body.get("name"))
+    sent = {**body, "id": str(current["id"])}
+    if scope == "global" and defaults is None and body.get("integration_types") is None \
+            and after.get("integration_types") is not None:
+        # The plan compared against the live value (the app's default is not
+        # known): send it, so apply keeps what the plan showed.
+        sent["integration_types"] = list(after["integration_types"])
+    return CommandChange(
+        Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
+        str(current["id"]), _version(current), changes, sent,
+        renamed_from=name if new_name != name else None)
+
+
+def _unmanaged(scope: str, commands: Iterable[Mapping[str, Any]], prune: bool
+               ) -> Iterable[CommandChange]:
+    for command in commands:
+        kind = _type(command)
+        base = CommandChange(Action.NO_OP, scope, kind, str(command.get("name")),
+                             str(command["id"]), _version(command), body=_kept_body(command))
+        if kind == CommandType.PRIMARY_ENTRY_POINT:
+            yield replace(base, note="entry point not in the manifest: kept")
+        elif prune:
+            yield replace(base, action=Action.DELETE, body=None)
+        else:
+            yield replace(base, note="not in the manifest: kept (prune is off)")
+
+
+def _kept_body(command: Mapping[str, Any]) -> dict[str, Any]:
+    return request_body(dict(command))
+
+
+def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChange],
+                perms: list[Any], errors: list[str]) -> ScopePlan:
+    live_commands = live.scope(scope.scope).commands
+    refs = tuple(sorted((LiveCommand(str(c["id"]), _type(c), str(c.get("name")),
+                                     _version(c)) for c in live_commands),
+                        key=lambda r: (r.type, r.name, r.id)))
+    if not scope.manages_commands:
+        return ScopePlan(scope.scope, (), tuple(perms), False, scope.prune, 0, {}, refs)
+    creates = sum(1 for c in commands if c.action is Action.CREATE)
+    totals = {kind.name: sum(1 for c in commands if c.type == kind
+                             and c.action is not Action.DELETE) for kind in CommandType}
+    for kind in CommandType:
+        if totals[kind.name] > MAX_COMMANDS_PER_TYPE[kind]:
+            errors.append(f"{_label(scope.scope)}: {totals[kind.name]} {kind.name} commands "
+                          f"after apply; Discord allows {MAX_COMMANDS_PER_TYPE[kind]}")
+    return ScopePlan(scope.scope, tuple(commands), tuple(perms), True, scope.prune, creates,
+                     totals, refs)
+
+
+def _rename_hints(matched: Mapping[str, list[CommandChange]]) -> list[str]:
+    """A hint where one delete and one create of a type in a scope look like a rename.
+
+    Deleting and creating loses the command's id and its permission
+    overwrites and spends a create (FACTS.md "Endpoints"); the manifest's
+    ``id`` turns it into an update in place.
+    """
+    hints = []
+    for scope, changes in matched.items():
+        for kind in CommandType:
+            deletes = [c for c in changes if c.type == kind and c.action is Action.DELETE]
+            creates = [c for c in changes if c.type == kind and c.action is Action.CREATE]
+            if len(deletes) == 1 and len(creates) == 1:
+                old, new = deletes[0], creates[0]
+                hints.append(f"{_label(scope)}: {kind.name.lower()} {old.name!r} is deleted "
+                             f"and {new.name!r} created; if this is a rename, add "
+                             f"`id: \"{old.id}\"` to {new.name!r} in the manifest to keep "
+                             "the command's id and spend no create")
+    return hints
+
+
+def _label(scope: str) -> str:
+    return "global" if scope == "global" else f"guild {scope}"
+
+
+def _kind(body: Mapping[str, Any]) -> str:
+    return CommandType(_type(body)).name.lower()
+
+
+def _match_key(command: Mapping[str, Any]) -> tuple[int, Any]:
+    """Type and name; the entry point by type alone (one per application, FACTS.md)."""
+    kind = _type(command)
+    return (kind, None) if kind == CommandType.PRIMARY_ENTRY_POINT else (kind,
+                                                                         command.get("name"))
+
+
+def _type(command: Mapping[str, Any]) -> int:
+    value = command.get("type", CommandType.CHAT_INPUT)
+    return int(value) if isinstance(value, int) else int(CommandType.CHAT_INPUT)
+
+
+def _version(command: Mapping[str, Any]) -> str | None:
+    value = command.get("version")
+    return str(value) if value is not None else None

@@ -1,0 +1,124 @@
+"""The permission-overwrite part of :func:`cmdsync.plan.diff`.
+
+In each guild whose manifest lists ``permissions``, every key is resolved to
+a command as it will be after apply: a guild command of that name, else a
+global one (``type:name`` picks a type, ``*`` is the application-wide entry
+whose target id is the application id; FACTS.md "Endpoints"). The manifest's
+overwrites replace the live set when they differ, and always after a rename
+(Discord drops a renamed command's overwrites). With pruning, live sets the
+manifest does not name are cleared, except those of commands the plan
+deletes or renames (Discord drops them anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from cmdsync.manifest.entries import GLOBAL
+from cmdsync.model import CommandType
+from cmdsync.plan.changes import Action, CommandChange, PermissionChange
+from cmdsync.state import DesiredScope, DesiredState, LiveState, Overwrite
+from cmdsync.state.normalize import same
+from cmdsync.state.targets import APPLICATION_WIDE, Target, resolve
+
+
+def permission_changes(scope: DesiredScope, live: LiveState,
+                       matched: Mapping[str, Sequence[CommandChange]], *, prune: bool,
+                       warnings: list[str], errors: list[str]) -> list[PermissionChange]:
+    """The overwrite changes of one guild scope ([] for global or unmanaged permissions)."""
+    if scope.scope == GLOBAL or scope.permissions is None:
+        return []
+    guild = scope.scope
+    live_sets = live.scope(guild).permissions
+    targets = list(targets_after(guild, live, matched)) + list(
+        targets_after(GLOBAL, live, matched))
+    changes: list[PermissionChange] = []
+    named: set[str] = set()
+    for key, after in sorted(scope.permissions.items()):
+        target = resolve(key, targets, live.application_id)
+        if target is None:
+            errors.append(f"guild {guild}: permissions key {key!r} names no command of this "
+                          "guild and no global command")
+            continue
+        before = live_sets.get(target.id, ()) if target.id else ()
+        if target.id:
+            named.add(target.id)
+        forced = target.renamed and bool(after)
+        if same(list(before), list(after)) and not forced:
+            continue
+        action = Action.CREATE if not before else Action.DELETE if not after \
+            else Action.UPDATE
+        changes.append(PermissionChange(
+            action, guild, key, target.id, target.scope or None,
+            target.type or None, target.name or None, tuple(before), tuple(after),
+            "renamed: Discord drops its overwrites" if forced else None))
+    if prune:
+        changes.extend(_cleared(guild, live_sets, named, targets, live.application_id))
+    return changes
+
+
+def _cleared(guild: str, live_sets: Mapping[str, tuple[Overwrite, ...]], named: set[str],
+             targets: Sequence[Target], application_id: str) -> Iterator[PermissionChange]:
+    by_id = {t.id: t for t in targets if t.id is not None}
+    for target_id, before in sorted(live_sets.items()):
+        if target_id in named or not before:
+            continue
+        if target_id == application_id:
+            yield PermissionChange(Action.DELETE, guild, APPLICATION_WIDE, target_id, None,
+                                   None, None, tuple(before), ())
+            continue
+        target = by_id.get(target_id)
+        if target is None or target.renamed:
+            continue  # deleted, renamed or stale: Discord drops or ignores these
+        yield PermissionChange(Action.DELETE, guild, target.name, target_id, target.scope,
+                               target.type, target.name, tuple(before), ())
+
+
+def targets_after(scope: str, live: LiveState,
+                  matched: Mapping[str, Sequence[CommandChange]]) -> Iterator[Target]:
+    """The commands of ``scope`` after apply: planned ones, else the live ones."""
+    if scope not in matched:
+        for command in live.scope(scope).commands:
+            yield Target(scope, _type(command), str(command.get("name")), str(command["id"]))
+        return
+    for change in matched[scope]:
+        if change.action is not Action.DELETE:
+            yield Target(scope, change.type, change.name, change.id,
+                         change.renamed_from is not None)
+
+
+def rename_warnings(matched: Mapping[str, Sequence[CommandChange]], desired: DesiredState,
+                    live: LiveState) -> list[str]:
+    """One warning per rename: Discord drops the renamed command's overwrites."""
+    warnings = []
+    for scope, changes in matched.items():
+        for change in changes:
+            if change.renamed_from is not None:
+                warnings.append(
+                    f"{'global' if scope == GLOBAL else f'guild {scope}'}: renaming {CommandType(change.type).name.lower()} "
+                    f"{change.renamed_from!r} to {change.name!r} (id {change.id}) keeps its "
+                    "id, but Discord drops a renamed command's permission overwrites"
+                    + _where(change, desired, live))
+    return warnings
+
+
+def _where(change: CommandChange, desired: DesiredState, live: LiveState) -> str:
+    """Which guilds get the manifest's overwrites back, and where live ones are lost."""
+    guilds = sorted((g for g, s in live.scopes.items() if g != "global"),
+                    key=lambda g: int(g) if g.isdigit() else 0)
+    managed = [g for g in guilds if (desired.scopes.get(g) is not None
+                                     and desired.scopes[g].permissions is not None)]
+    lost = [g for g in guilds if change.id in live.scopes[g].permissions
+            and g not in managed]
+    text = ""
+    if managed:
+        text += "; cmdsync puts the manifest's back in guild " + ", ".join(managed)
+    if lost:
+        text += "; lost in guild " + ", ".join(lost) + " (not in the manifest)"
+    return text
+
+
+def _type(command: Mapping[str, Any]) -> int:
+    value = command.get("type", 1)
+    return int(value) if isinstance(value, int) else 1

@@ -1,0 +1,145 @@
+"""A plan as a JSON document (``schemas/plan.schema.json``), and back; no I/O.
+
+The same document is printed by ``cmdsync plan --format json`` and saved by
+``--out FILE`` for ``cmdsync apply FILE``. It holds the manifest digest and
+each live command's id and version (so apply can refuse a stale plan), the
+request bodies apply sends, and never a token or any other credential.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from cmdsync.errors import CmdsyncError
+from cmdsync.model import MAX_COMMANDS_PER_TYPE
+from cmdsync.plan.changes import (
+    Action,
+    CommandChange,
+    FieldChange,
+    LiveCommand,
+    PermissionChange,
+    Plan,
+    ScopePlan,
+)
+
+FORMAT_VERSION = 1
+PLAN_SCHEMA = "plan.schema.json"
+_ACTIONS = {action.word: action for action in Action}
+
+
+def to_document(plan: Plan, *, api_url: str | None = None) -> dict[str, Any]:
+    """The JSON document of ``plan``; ``api_url`` records where live state was read."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "application_id": plan.application_id,
+        "api_url": api_url,
+        "manifest_digest": plan.manifest_digest,
+        "summary": {"create": plan.count(Action.CREATE), "update": plan.count(Action.UPDATE),
+                    "delete": plan.count(Action.DELETE),
+                    "permission_sets": plan.permission_changes,
+                    "has_changes": plan.has_changes},
+        "scopes": [_scope(scope) for scope in plan.scopes],
+        "warnings": list(plan.warnings),
+        "errors": list(plan.errors),
+    }
+
+
+def _scope(scope: ScopePlan) -> dict[str, Any]:
+    caps = {kind.name: cap for kind, cap in MAX_COMMANDS_PER_TYPE.items()}
+    return {
+        "scope": scope.scope, "manages_commands": scope.manages_commands,
+        "prune": scope.prune, "creates": scope.creates, "totals": dict(scope.totals),
+        "caps": caps if scope.manages_commands else {},
+        "commands": [_command(c) for c in scope.commands],
+        "permissions": [_permission(p) for p in scope.permissions],
+        "live": [{"id": r.id, "type": r.type, "name": r.name, "version": r.version}
+                 for r in scope.live],
+    }
+
+
+def _command(change: CommandChange) -> dict[str, Any]:
+    return {
+        "action": change.action.word, "type": change.type, "name": change.name,
+        "id": change.id, "version": change.version, "renamed_from": change.renamed_from,
+        "note": change.note,
+        "changes": [{"path": f.path, "before": f.before, "after": f.after}
+                    for f in change.changes],
+        "body": None if change.body is None else dict(change.body),
+    }
+
+
+def _permission(change: PermissionChange) -> dict[str, Any]:
+    command = None
+    if change.command_name is not None:
+        command = {"scope": change.command_scope, "type": change.command_type,
+                   "name": change.command_name}
+    return {"action": change.action.word, "key": change.key, "target_id": change.target_id,
+            "command": command, "before": [dict(o) for o in change.before],
+            "after": [dict(o) for o in change.after], "reason": change.reason}
+
+
+def from_document(data: Mapping[str, Any]) -> Plan:
+    """The :class:`Plan` a document describes.
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` for a document of another
+    format version or shape; validate it against the schema first for
+    precise messages (:func:`load`).
+    """
+    if data.get("format_version") != FORMAT_VERSION:
+        raise CmdsyncError(f"saved plan has format_version {data.get('format_version')!r}; "
+                           f"this cmdsync reads {FORMAT_VERSION}")
+    try:
+        return Plan(str(data["application_id"]),
+                    tuple(_scope_from(s) for s in data["scopes"]),
+                    tuple(data["warnings"]), tuple(data["errors"]),
+                    str(data["manifest_digest"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CmdsyncError(f"saved plan is malformed: {exc}") from exc
+
+
+def _scope_from(data: Mapping[str, Any]) -> ScopePlan:
+    commands = tuple(CommandChange(
+        _ACTIONS[c["action"]], data["scope"], c["type"], c["name"], c["id"], c["version"],
+        tuple(FieldChange(f["path"], f["before"], f["after"]) for f in c["changes"]),
+        c["body"], c["renamed_from"], c["note"]) for c in data["commands"])
+    perms = tuple(PermissionChange(
+        _ACTIONS[p["action"]], data["scope"], p["key"], p["target_id"],
+        (p["command"] or {}).get("scope"), (p["command"] or {}).get("type"),
+        (p["command"] or {}).get("name"), tuple(p["before"]), tuple(p["after"]),
+        p["reason"]) for p in data["permissions"])
+    live = tuple(LiveCommand(r["id"], r["type"], r["name"], r["version"])
+                 for r in data["live"])
+    return ScopePlan(data["scope"], commands, perms, data["manages_commands"], data["prune"],
+                     data["creates"], dict(data["totals"]), live)
+
+
+def dumps(plan: Plan, *, api_url: str | None = None) -> str:
+    """The document as indented JSON text, ending with a newline."""
+    return json.dumps(to_document(plan, api_url=api_url), indent=2, ensure_ascii=False) + "\n"
+
+
+def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
+    """A saved plan's text as a :class:`Plan` and its ``api_url`` (None if not recorded).
+
+    ``path`` only names the file in messages. The document is checked
+    against ``schemas/plan.schema.json``. Raises
+    :class:`~cmdsync.errors.CmdsyncError` for text that is not JSON or not a
+    cmdsync plan.
+    """
+    from jsonschema import Draft202012Validator
+
+    from cmdsync.validate.schema import load_schema
+
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
+    problems = sorted(Draft202012Validator(load_schema(PLAN_SCHEMA)).iter_errors(data),
+                      key=lambda e: list(e.absolute_path))
+    if problems:
+        where = "/".join(str(p) for p in problems[0].absolute_path)
+        raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: {problems[0].message}")
+    api_url = data.get("api_url")
+    return from_document(data), api_url if isinstance(api_url, str) else None

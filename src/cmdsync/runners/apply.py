@@ -1,0 +1,285 @@
+"""``apply`` end to end, without printing: plan (or load a saved plan), check, back up, write.
+
+:func:`apply_paths` validates and plans the manifests in one session, shows
+the plan through ``hooks`` and, when ``interactive``, asks; after a "yes" it
+reads live state again and refuses if it changed meanwhile.
+:func:`apply_saved` loads a ``plan --out`` file and refuses it when live
+state no longer matches the ids and versions (and the overwrites) it was
+computed from. Then both, before the first write:
+
+1. refuse an unsafe plan (:func:`cmdsync.apply.guardrails.raise_if_unsafe`:
+   plan errors, per-type caps, the daily create budget, a missing Bearer
+   token), then prove the Bearer token has its scope with one read;
+2. write the backup (:mod:`cmdsync.apply.backup`);
+3. execute (:mod:`cmdsync.apply.execute`), recording creates in the ledger.
+
+A plan without changes makes no write request, and no backup.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from cmdsync.apply import ledger
+from cmdsync.apply.backup import backup_manifest, write_backup
+from cmdsync.apply.execute import Context, Observer, execute, request_records
+from cmdsync.apply.guardrails import (
+    raise_if_unsafe,
+    stale_reasons,
+    unsafe_reasons,
+    with_budget_warnings,
+)
+from cmdsync.apply.result import ApplyResult
+from cmdsync.apply.strategy import ScopeSteps, Strategy, schedule
+from cmdsync.client import endpoints
+from cmdsync.client.http import DEFAULT_API_URL
+from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
+from cmdsync.manifest.entries import CommandEntry
+from cmdsync.plan import Plan
+from cmdsync.runners import aio
+from cmdsync.runners.plan import plan_live, plan_session, prepare
+from cmdsync.runners.session import (
+    LOCAL_STATE,
+    Connection,
+    Session,
+    fetch_scopes,
+    open_session,
+)
+from cmdsync.state import DesiredState, LiveState
+from cmdsync.validate import ValidationResult
+
+Clock = Callable[[], float]  # epoch seconds
+NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
+               "Review the plan with `cmdsync plan`, then run `cmdsync apply --auto-approve`; "
+               "or save it with `cmdsync plan --out plan.json` and run `cmdsync apply "
+               "plan.json`")
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """The flags of ``cmdsync apply``: strategy, ``on_error`` (stop|continue), prune, app id."""
+
+    strategy: Strategy = Strategy.AUTO
+    on_error: str = "stop"
+    prune: bool = True
+    application_id: str | None = None
+
+
+class Hooks(Observer, Protocol):
+    """The terminal side: show the plan, ask, and draw progress (:class:`Observer`)."""
+
+    def show_plan(self, plan: Plan) -> None: ...
+
+    def confirm(self, plan: Plan) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ApplyRun:
+    """What happened: validation (manifests only), the plan, and the result.
+
+    ``result`` is None when validation failed or the user declined
+    (``declined``); for a plan without changes it lists only reads.
+    """
+
+    validation: ValidationResult | None = None
+    plan: Plan | None = None
+    result: ApplyResult | None = None
+    declined: bool = False
+
+
+def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptions,
+                hooks: Hooks, interactive: bool, can_ask: bool = True,
+                env: Mapping[str, str] | None = None, cwd: str | None = None,
+                clock: Clock = time.time) -> ApplyRun:
+    """Plan ``paths`` and apply the plan; see the module docstring.
+
+    ``interactive``: ask before writing (``hooks.confirm``); when it cannot
+    (``can_ask`` False: no terminal), refuse once the manifests are valid,
+    before any request. Raises :class:`~cmdsync.errors.UnsafePlanError`
+    (nothing written) and :class:`~cmdsync.errors.CmdsyncError` for that
+    refusal, credentials and API failures before the first write; failures
+    while writing are in the result.
+    """
+    env = os.environ if env is None else env
+    cwd = os.getcwd() if cwd is None else cwd
+    validation, desired = prepare(paths, connection=connection,
+                                  application_id=options.application_id, env=env)
+    if desired is None:
+        return ApplyRun(validation)
+    if interactive and not can_ask:
+        raise CmdsyncError(NO_TERMINAL)
+    state: DesiredState = desired
+
+    async def run() -> ApplyRun:
+        guilds = [s for s in state.scopes if s != "global"]
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+            async def read() -> LiveState:
+                return (await plan_live(session.client, state, prune=options.prune))[1]
+
+            checked, planned, live, _ = await plan_session(session.client, state, validation,
+                                                           prune=options.prune)
+            if planned is None or live is None:
+                return ApplyRun(checked)
+            plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
+                                        api_url=session.api_url, now=clock())
+            hooks.show_plan(plan)
+            done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
+                                cwd=cwd, clock=clock, entries=_entries(state),
+                                confirm=interactive)
+            return replace(done, validation=checked)
+
+    return aio.run(run())
+
+
+def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
+                env: Mapping[str, str] | None = None, cwd: str | None = None,
+                clock: Clock = time.time) -> ApplyRun:
+    """Apply a saved plan without asking, if live state still matches it.
+
+    Raises :class:`~cmdsync.errors.UsageError` for flags that contradict the
+    plan, and :class:`~cmdsync.errors.UnsafePlanError` naming what
+    changed when the plan is stale.
+    """
+    from cmdsync.runners.files import load_plan
+
+    env = os.environ if env is None else env
+    cwd = os.getcwd() if cwd is None else cwd
+    plan, planned_at = load_plan(path)
+    if not options.prune:
+        raise UsageError("--no-prune does not apply to a saved plan: plan again with "
+                         "`cmdsync plan --no-prune --out FILE`")
+    if options.application_id and options.application_id != plan.application_id:
+        raise UsageError(f"--application-id {options.application_id} differs from the saved "
+                         f"plan's application {plan.application_id}")
+    connection = _connection_for(path, connection, planned_at, env)
+    needed = [s.scope for s in plan.scopes if s.permissions]
+    scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
+
+    async def run() -> ApplyRun:
+        guilds = [s.scope for s in plan.scopes if s.scope != "global"]
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+            async def read() -> LiveState:
+                return await fetch_scopes(session.client, plan.application_id,
+                                          list(dict.fromkeys(scopes)), need_permissions=needed)
+
+            live = await read()
+            stale = stale_reasons(plan, live)
+            if stale:
+                raise UnsafePlanError(stale, heading=(
+                    f"the saved plan {path} is stale: live state changed since it was "
+                    "computed; nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
+            return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
+                                cwd=cwd, clock=clock, entries={}, confirm=False)
+
+    return aio.run(run())
+
+
+async def _apply(session: Session, plan: Plan, live: LiveState, *,
+                 read: Callable[[], Awaitable[LiveState]], hooks: Hooks, options: ApplyOptions,
+                 cwd: str, clock: Clock, entries: Mapping[tuple[str, int, str], CommandEntry],
+                 confirm: bool) -> ApplyRun:
+    client, app = session.client, plan.application_id
+    if not plan.has_changes:
+        return ApplyRun(plan=plan, result=ApplyResult(
+            app, session.api_url, requests=request_records(client.exchanges, {})))
+    scheduled, problems = schedule(plan, options.strategy)
+    raise_if_unsafe(unsafe_reasons(plan, scheduled, problems, ledger=ledger.load(cwd),
+                                   api_url=session.api_url, now=clock(),
+                                   has_user_token=client.auth.permissions is not None))
+    await _check_user_token(session, app, scheduled)
+    if confirm:
+        if not hooks.confirm(plan):
+            return ApplyRun(plan=plan, declined=True)
+        live = await read()
+        stale = stale_reasons(plan, live)
+        if stale:
+            raise UnsafePlanError(stale, heading="live state changed while the plan was "
+                                  "reviewed; nothing was changed. Run apply again:")
+    started = time.monotonic()
+    backup = _backup(plan, live, scheduled, cwd=cwd, now=clock(),
+                     readable=client.can_read_permissions)
+
+    def record(scope: str, count: int) -> None:
+        ledger.record(cwd, api_url=session.api_url, application_id=app, scope=scope,
+                      count=count, now=clock())
+
+    context = Context(client, app, {s: {str(c["id"]) for c in live.scope(s).commands}
+                                    for s in live.scopes},
+                      entries, record, hooks)
+    scopes = await execute(context, scheduled, on_error=options.on_error)
+    return ApplyRun(plan=plan, result=ApplyResult(
+        app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),
+        backup, time.monotonic() - started, context.creates))
+
+
+async def _check_user_token(session: Session, app: str, scheduled: Sequence[ScopeSteps]
+                            ) -> None:
+    """One read with the Bearer token, when overwrites change: its scope, before any write."""
+    guild = next((s.scope for s in scheduled
+                  if any(step.kind == "permissions" for step in s.steps)), None)
+    if guild is None:
+        return
+    try:
+        await endpoints.check_user_token(session.client, app, guild)
+    except ApiError as exc:
+        raise CmdsyncError(
+            f"the Bearer token cannot edit permission overwrites ({exc}): it must be a user's "
+            "token for this application with scope applications.commands.permissions.update; "
+            "nothing was changed") from exc
+
+
+def _backup(plan: Plan, live: LiveState, scheduled: Sequence[ScopeSteps], *, cwd: str,
+            now: float, readable: bool) -> str:
+    commands = [s.scope for s in scheduled if s.strategy is not None]
+    permissions = [s.scope for s in scheduled if any(p.kind == "permissions" for p in s.steps)]
+    guilds = [s for s in live.scopes if s != "global"] if readable else permissions
+    manifest = backup_manifest(live, commands=commands, permissions=permissions,
+                               readable=guilds)
+    return write_backup(manifest, cwd=cwd, application_id=plan.application_id, now=now)
+
+
+def _entries(desired: DesiredState) -> dict[tuple[str, int, str], CommandEntry]:
+    """The manifest command behind each ``(scope, type, name)``, for 50035 locations."""
+    found = {}
+    for scope in desired.scopes.values():
+        for command in scope.commands:
+            if command.entry is not None:
+                kind = command.body.get("type", 1)
+                found[(scope.scope, int(kind) if isinstance(kind, int) else 1,
+                       str(command.body.get("name")))] = command.entry
+    return found
+
+
+def _connection_for(path: str, connection: Connection, planned_at: str | None,
+                    env: Mapping[str, str]) -> Connection:
+    """The connection for a saved plan: where it was planned, unless flags say otherwise."""
+    if planned_at is None:
+        return connection
+    if planned_at.startswith("local:") and not connection.local and not connection.api_url:
+        return replace(connection, local=True)
+    target = "local:" + LOCAL_STATE if connection.local else (
+        connection.api_url or env.get("CMDSYNC_API_URL") or DEFAULT_API_URL)
+    if target.rstrip("/") != planned_at.rstrip("/"):
+        where = "--local" if planned_at.startswith("local:") else f"--api-url {planned_at}"
+        raise UsageError(f"{path} was planned against {planned_at}, not {target}: apply it "
+                         f"there ({where})")
+    return connection
+
+
+def saved_plan_path(paths: Sequence[str]) -> str | None:
+    """``paths[0]`` when it is the only path and a saved plan (a JSON object with
+    ``format_version``), else None: then the paths are manifests."""
+    import json
+
+    if len(paths) != 1 or not os.path.isfile(paths[0]):
+        return None
+    try:
+        with open(paths[0], encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return paths[0] if isinstance(data, dict) and "format_version" in data else None

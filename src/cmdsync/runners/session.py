@@ -1,0 +1,214 @@
+"""Live state: where to read it (Discord, or the local emulator) and reading it.
+
+:func:`open_session` builds a :class:`~cmdsync.client.http.DiscordClient`
+for either ``--api-url`` (default ``https://discord.com/api/v10``) with
+credentials from the environment, or ``--local``: the embedded emulator
+in-process over ``httpx.ASGITransport``, its state in
+``.cmdsync/local.sqlite`` under the working directory, authenticated with
+the emulator's own bot and user tokens.
+
+:func:`fetch_scopes` reads, concurrently (bounded by the client's
+semaphore and rate limiter), ``GET .../commands?with_localizations=true``
+for each scope and ``GET .../commands/permissions`` for each guild;
+:func:`read_application` reads the application itself (``GET
+/applications/@me``), which ``plan`` does once per run, before the scopes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from cmdsync.client import endpoints
+from cmdsync.client.auth import Auth, Token, auth_from_env
+from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient
+from cmdsync.errors import CmdsyncError
+from cmdsync.state import DesiredState, LiveScope, LiveState, live_scope, scope_order
+from cmdsync.state.application import AppInfo, app_info
+
+LOCAL_STATE = os.path.join(".cmdsync", "local.sqlite")
+LOCAL_BASE_URL = "http://cmdsync.local/api/v10"
+
+
+@dataclass(frozen=True)
+class Session:
+    """An open client and a label for where it points.
+
+    ``api_url`` is the base URL, or ``local:<path>`` for the emulator.
+    """
+
+    client: DiscordClient
+    api_url: str
+
+
+def local_application_id() -> str:
+    """The local emulator's application (``111111111111111111``)."""
+    from cmdsync.emulator.seed import APPLICATION_ID
+
+    return APPLICATION_ID
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How to reach the API: flags and environment, before anything is opened.
+
+    ``transport`` (an ``httpx.AsyncBaseTransport``) replaces the network for
+    remote sessions, in tests; ``config`` tunes the client.
+    """
+
+    api_url: str | None = None
+    local: bool = False
+    token_file: str | None = None
+    bearer_token_file: str | None = None
+    client_secret_file: str | None = None
+    config: ClientConfig | None = None
+    transport: Any = None
+
+
+@asynccontextmanager
+async def open_session(connection: Connection, *, env: Mapping[str, str] | None = None,
+                       cwd: str | None = None, guilds: Iterable[str] = ()
+                       ) -> AsyncIterator[Session]:
+    """An open :class:`Session`; closes the client (and the emulator's store).
+
+    ``guilds`` are added to the local emulator so that any manifest plans
+    there. Raises :class:`~cmdsync.errors.CmdsyncError` for missing
+    credentials.
+    """
+    env = os.environ if env is None else env
+    config = connection.config or ClientConfig()
+    if connection.local:
+        async with _local_session(config, cwd or os.getcwd(), guilds) as session:
+            yield session
+        return
+    base = connection.api_url or env.get("CMDSYNC_API_URL") or DEFAULT_API_URL
+    auth = auth_from_env(env, token_file=connection.token_file,
+                         client_secret_file=connection.client_secret_file,
+                         bearer_token_file=connection.bearer_token_file)
+    client = DiscordClient(auth, config=_with_base(config, base), transport=connection.transport)
+    async with client:
+        yield Session(client, base)
+
+
+@asynccontextmanager
+async def _local_session(config: ClientConfig, cwd: str, guilds: Iterable[str]
+                         ) -> AsyncIterator[Session]:
+    import httpx
+
+    from cmdsync.emulator import seed
+    from cmdsync.emulator.app import create_app
+    from cmdsync.emulator.instance import new_emulator
+
+    os.makedirs(os.path.join(cwd, ".cmdsync"), exist_ok=True)
+    emulator = new_emulator(state=os.path.join(cwd, LOCAL_STATE),
+                            seed=local_seed([g for g in guilds if g.isdigit()]))
+    try:
+        auth = Auth(Token("Bot", seed.BOT_TOKEN, "the local emulator"),
+                    Token("Bearer", seed.USER_TOKEN, "the local emulator"))
+        client = DiscordClient(auth, config=_with_base(config, LOCAL_BASE_URL),
+                               transport=httpx.ASGITransport(app=create_app(emulator)))
+        async with client:
+            yield Session(client, "local:" + LOCAL_STATE)
+    finally:
+        emulator.store.close()
+
+
+def local_seed(guilds: Iterable[str]) -> dict[str, Any]:
+    """The emulator's default seed plus ``guilds``, which its user may manage.
+
+    So that any manifest plans and applies locally, whatever its guild ids;
+    for the same reason the local application supports both installation
+    contexts (guild and user install), so user-installable commands apply.
+    """
+    from cmdsync.emulator.seed import default_seed
+
+    data = default_seed()
+    for application in data["applications"]:
+        application["integration_types"] = ["guild_install", "user_install"]
+    known = {str(g["id"]) for g in data["guilds"]}
+    data["guilds"] += [{"id": g, "name": "Local guild"} for g in sorted(set(guilds) - known)]
+    every = sorted(known | set(guilds))
+    for user in data["users"]:
+        user["guilds"] = sorted(set(user.get("guilds") or []) | set(every))
+    return data
+
+
+def _with_base(config: ClientConfig, base_url: str) -> ClientConfig:
+    return replace(config, base_url=base_url)
+
+
+async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str], *,
+                       need_permissions: Iterable[str] | None = None) -> LiveState:
+    """Every scope's commands, and each guild's permission sets, fetched concurrently.
+
+    ``scopes`` are ``"global"`` and guild ids. Overwrites are read for every
+    guild when the credentials allow it (a bot token, or the user's Bearer
+    token); with client credentials alone, only ``need_permissions`` guilds
+    are read, which then fails with a message naming the token to set.
+    Raises :class:`~cmdsync.errors.ApiError` for the first failed
+    request (an unknown guild is 404 code 10004; a guild without the app's
+    ``applications.commands`` scope 403 code 50001).
+    """
+    wanted = sorted(set(scopes), key=scope_order)
+    needed = set(wanted if need_permissions is None else need_permissions)
+
+    async def one(scope: str) -> LiveScope:
+        commands_call = endpoints.list_commands(client, application_id, scope)
+        if scope == "global" or (scope not in needed and not client.can_read_permissions):
+            return live_scope(scope, await commands_call)
+        commands, permissions = await asyncio.gather(
+            commands_call, endpoints.list_guild_permissions(client, application_id, scope))
+        return live_scope(scope, commands, permissions)
+
+    found = await asyncio.gather(*(one(scope) for scope in wanted))
+    return LiveState(application_id, {scope.scope: scope for scope in found})
+
+
+def scopes_to_fetch(desired: DesiredState) -> list[str]:
+    """The manifest's scopes; and global too when a guild sets permissions.
+
+    Global commands are read (never written) for permission keys that name
+    them, and for the overwrites a global rename drops.
+    """
+    scopes = list(desired.scopes)
+    if any(s.permissions is not None for s in desired.scopes.values()) \
+            and "global" not in scopes:
+        scopes.append("global")
+    return scopes
+
+
+async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState, *,
+                     application: AppInfo | None = None) -> LiveState:
+    """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
+
+    Overwrites must be readable in the guilds whose ``permissions`` the
+    manifest sets; elsewhere they only feed rename warnings. ``application``
+    (from :func:`read_application`) is kept in the state for the diff.
+    """
+    needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
+    live = await fetch_scopes(client, application_id, scopes_to_fetch(desired),
+                              need_permissions=needed)
+    return replace(live, application=application)
+
+
+async def read_application(client: DiscordClient, application_id: str) -> AppInfo:
+    """The credentials' application (:func:`cmdsync.client.endpoints.get_application`).
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` when the credentials belong
+    to another application than ``application_id`` (every later request
+    would fail with 403 code 20012), and
+    :class:`~cmdsync.errors.ApiError` when the read fails.
+    """
+    try:
+        info = app_info(await endpoints.get_application(client))
+    except ValueError:  # no application object: nothing is known of it
+        info = AppInfo(application_id)
+    if info.id != application_id:
+        raise CmdsyncError(f"the credentials belong to application {info.id}, not "
+                           f"{application_id}: use the manifest's application's token, or "
+                           f"--application-id {info.id}")
+    return info

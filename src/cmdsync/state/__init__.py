@@ -1,0 +1,28 @@
+"""State: the two inputs of a diff, in the canonical form both share. Pure: no I/O.
+
+- :mod:`cmdsync.state.normalize`: canonical request bodies and overwrites
+  (the normalize stage);
+- :mod:`cmdsync.state.desired`: the manifest's commands and overwrites per
+  scope (:class:`DesiredState`);
+- :mod:`cmdsync.state.live`: what Discord returned (:class:`LiveState`);
+- :mod:`cmdsync.state.application`: what is known of the application;
+- :mod:`cmdsync.state.targets`: which command a permissions key names;
+- :mod:`cmdsync.state.as_manifest`: live state written back as a manifest
+  (pull and backups).
+"""
+
+from __future__ import annotations
+
+from cmdsync.state.desired import (
+    DesiredCommand,
+    DesiredScope,
+    DesiredState,
+    desired_state,
+    manifest_application_id,
+    state_digest,
+)
+from cmdsync.state.live import LiveScope, LiveState, Overwrite, live_scope, scope_order
+
+__all__ = ["DesiredCommand", "DesiredScope", "DesiredState", "LiveScope", "LiveState",
+           "Overwrite", "desired_state", "live_scope", "manifest_application_id",
+           "scope_order", "state_digest"]

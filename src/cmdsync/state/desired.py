@@ -1,0 +1,158 @@
+"""The desired state: what the manifest says each scope should hold.
+
+:func:`desired_state` turns validated manifest files into per-scope request
+bodies and permission overwrites in API form, the shape
+:mod:`cmdsync.state.live` gives Discord's responses. Pure values; a scope
+is ``"global"`` or a guild id (a snowflake string).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.entries import GLOBAL, CommandEntry, ManifestSet
+from cmdsync.state.live import Overwrite, scope_order
+from cmdsync.state.normalize import canonical_overwrites, request_body
+
+
+@dataclass(frozen=True)
+class DesiredCommand:
+    """One manifest command: its scope, the body to send, and where it was written.
+
+    ``body`` is :func:`~cmdsync.state.normalize.request_body` of the manifest
+    object (integers, no response-only keys, ``id`` kept when given).
+    ``entry`` points back to the file and line (for mapping 50035 errors).
+    """
+
+    scope: str
+    body: Mapping[str, Any]
+    entry: CommandEntry | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def id(self) -> str | None:
+        value = self.body.get("id")
+        return str(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class DesiredScope:
+    """What the manifest says about one scope.
+
+    ``manages_commands`` is False for a guild that only lists ``permissions``
+    (its commands are then left alone). ``permissions`` maps a manifest key
+    (command name, ``type:name`` or ``"*"``) to overwrites in API form,
+    sorted; None when the manifest sets no permissions for the guild.
+    """
+
+    scope: str
+    commands: tuple[DesiredCommand, ...] = ()
+    manages_commands: bool = True
+    permissions: Mapping[str, tuple[Overwrite, ...]] | None = None
+    prune: bool = True
+
+
+@dataclass(frozen=True)
+class DesiredState:
+    """Every scope the manifest manages, global first; and the manifest's digest.
+
+    ``digest`` is ``"sha256:<hex>"`` of the desired state after
+    interpolation (see :func:`state_digest`), so a saved plan can tell
+    whether the manifest changed since.
+    """
+
+    application_id: str | None
+    scopes: Mapping[str, DesiredScope]
+    files: tuple[str, ...] = ()
+    digest: str = ""
+
+
+def desired_state(manifest: ManifestSet, *, application_id: str | None = None
+                  ) -> DesiredState:
+    """The desired state of validated manifest files.
+
+    ``application_id`` overrides the manifests' own. Raises
+    :class:`~cmdsync.errors.CmdsyncError` when files name different
+    applications.
+    """
+    app_ids, scopes = _scopes(manifest)
+    if application_id is None:
+        application_id = _one_application(app_ids)
+    for entry in manifest.commands:
+        body = request_body(entry.data)
+        scopes.setdefault(entry.scope, {"manages": True, "prune": True, "permissions": None})
+        scopes[entry.scope].setdefault("commands", []).append(
+            DesiredCommand(entry.scope, body, entry))
+    for perm in manifest.permissions:
+        table = scopes.setdefault(perm.guild_id, {"manages": False, "prune": True,
+                                                  "permissions": None})
+        if table["permissions"] is None:
+            table["permissions"] = {}
+        table["permissions"][perm.key] = tuple(canonical_overwrites(
+            [o for o in perm.overwrites if isinstance(o, dict)], perm.guild_id))
+    built = {scope: DesiredScope(scope, tuple(info.get("commands", ())), info["manages"],
+                                 info["permissions"], info["prune"])
+             for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
+    files = tuple(doc.file for doc in manifest.documents)
+    return DesiredState(application_id, built, files,
+                        state_digest(application_id, built.values()))
+
+
+def manifest_application_id(manifest: ManifestSet) -> str | None:
+    """The ``application_id`` the manifests name (None: none does), as
+    :func:`desired_state` reads it, without building the desired state."""
+    return _one_application(_scopes(manifest)[0])
+
+
+def _one_application(app_ids: set[str]) -> str | None:
+    if len(app_ids) > 1:
+        raise CmdsyncError("manifests name different applications: "
+                           + ", ".join(sorted(app_ids)))
+    return next(iter(app_ids), None)
+
+
+def _scopes(manifest: ManifestSet) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Application ids and the scopes each file declares, with their prune flags."""
+    app_ids: set[str] = set()
+    scopes: dict[str, dict[str, Any]] = {}
+
+    def declare(scope: str, *, manages: bool, prune: bool) -> None:
+        info = scopes.setdefault(scope, {"manages": False, "prune": True, "permissions": None})
+        info["manages"] = info["manages"] or manages
+        info["prune"] = info["prune"] and prune
+
+    for doc in manifest.documents:
+        data = doc.data
+        if isinstance(data, list):
+            declare(GLOBAL, manages=True, prune=True)
+            continue
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("application_id"), str) and data["application_id"]:
+            app_ids.add(data["application_id"])
+        prune = data.get("prune") is not False
+        if "commands" in data:
+            declare(GLOBAL, manages=True, prune=prune)
+        guilds = data.get("guilds")
+        for guild_id, guild in (guilds.items() if isinstance(guilds, dict) else ()):
+            if isinstance(guild, dict):
+                own = guild.get("prune")
+                declare(str(guild_id), manages="commands" in guild,
+                        prune=prune if own is None else own is not False)
+    return app_ids, scopes
+
+
+def state_digest(application_id: str | None, scopes: Iterable[DesiredScope]) -> str:
+    """``"sha256:<hex>"`` over the application id and every scope's bodies and flags."""
+    document = {"application_id": application_id, "scopes": [
+        {"scope": s.scope, "manages_commands": s.manages_commands, "prune": s.prune,
+         "commands": [dict(c.body) for c in s.commands],
+         "permissions": None if s.permissions is None else
+         {k: [dict(o) for o in v] for k, v in s.permissions.items()}}
+        for s in scopes]}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

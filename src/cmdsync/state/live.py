@@ -1,0 +1,71 @@
+"""The live state: the application's commands and overwrites as Discord returned them.
+
+:func:`live_scope` turns the responses of ``GET
+.../commands?with_localizations=true`` and ``GET .../commands/permissions``
+into a :class:`LiveScope`; a :class:`LiveState` holds every scope read, and
+the application when it was read. Pure values; a scope is ``"global"`` or a
+guild id (a snowflake string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmdsync.manifest.entries import GLOBAL
+from cmdsync.state.application import AppInfo
+from cmdsync.state.normalize import canonical_overwrites
+
+Overwrite = Mapping[str, Any]  # {"id": snowflake, "type": 1|2|3, "permission": bool}
+
+
+@dataclass(frozen=True)
+class LiveScope:
+    """One scope as Discord returned it.
+
+    ``commands`` are the command objects of the list response, unchanged;
+    ``permissions`` maps a target id (a command id, or the application id for
+    the application-wide entry) to its overwrites in API form, sorted.
+    """
+
+    scope: str
+    commands: tuple[Mapping[str, Any], ...] = ()
+    permissions: Mapping[str, tuple[Overwrite, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """The live scopes fetched for one application, and the application when read.
+
+    ``application`` (``GET /applications/@me``) gives the default
+    ``integration_types`` of global commands and the checks that need the
+    application; None when it was not read.
+    """
+
+    application_id: str
+    scopes: Mapping[str, LiveScope] = field(default_factory=dict)
+    application: AppInfo | None = None
+
+    def scope(self, scope: str) -> LiveScope:
+        return self.scopes.get(scope) or LiveScope(scope)
+
+
+def scope_order(scope: str) -> tuple[int, int]:
+    """Sort key: global first, then guilds by snowflake."""
+    return (0, 0) if scope == GLOBAL else (1, int(scope) if scope.isdigit() else 0)
+
+
+def live_scope(scope: str, commands: Iterable[Mapping[str, Any]],
+               permissions: Iterable[Mapping[str, Any]] = ()) -> LiveScope:
+    """A :class:`LiveScope` from a commands list and a guild permissions list response.
+
+    ``permissions`` items are guild permission objects ``{"id", "application_id",
+    "guild_id", "permissions": [...]}``; empty lists are dropped.
+    """
+    table: dict[str, tuple[Overwrite, ...]] = {}
+    for item in permissions:
+        overwrites = canonical_overwrites(item.get("permissions") or [], scope)
+        if overwrites:
+            table[str(item["id"])] = tuple(overwrites)
+    return LiveScope(scope, tuple(commands), table)

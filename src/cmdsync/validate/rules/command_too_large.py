@@ -1,0 +1,106 @@
+"""A command's size (its names, descriptions and choices) must be at most 8000 characters.
+
+Discord sums, over the command, every option at every depth and every
+choice, the lengths of ``name``, ``description`` and choice ``value``; for a
+field with localizations only its longest version (the default included)
+counts (FACTS.md "Validation rules", "Size"). Over 8000 the service rejects
+the command with 50035 ``APPLICATION_COMMAND_TOO_LARGE``. A choice's
+``name`` is a name and counts like the others. Lengths are counted in
+Unicode code points. A choice value that is a number counts by the length
+of its decimal text (``str(value)``: ``1000`` counts 4, ``2.5`` counts 3),
+which is how it is written in the JSON body; FACTS.md does not say how
+Discord measures numbers.
+
+Failing::
+
+    - name: lookup
+      description: Look up an item
+      options:
+        - type: string
+          name: item
+          description: Which item
+          choices: &items  # 25 choices of a 100-character name and value: 5000
+            - {name: "Aaaa... (100 characters)", value: "aaaa... (100 characters)"}
+            # ... 24 more
+        - {type: string, name: other, description: Another item, choices: *items}
+
+Passing::
+
+    - name: lookup
+      description: Look up an item
+      options:
+        - type: string
+          name: item
+          description: Which item
+          choices: &items  # 25 choices of a 100-character name and value: 5000
+            - {name: "Aaaa... (100 characters)", value: "aaaa... (100 characters)"}
+            # ... 24 more
+        - {type: string, name: other, description: Another item, autocomplete: true}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from cmdsync.manifest.diagnostics import Severity
+from cmdsync.manifest.entries import CommandEntry, ManifestSet, choices, options
+from cmdsync.model import MAX_COMMAND_SIZE
+from cmdsync.validate.rules.base import Finding
+from cmdsync.validate.rules.util import localized
+
+ID = "CS301"
+NAME = "command-too-large"
+TITLE = "Command size (names, descriptions, choices) is at most 8000 characters"
+SEVERITY = Severity.ERROR
+
+
+def field_size(data: dict[str, Any], field: str) -> int:
+    """Length of the longest version of ``field`` (default or a localization)."""
+    return max((len(value) for _, _, value in localized(data, field, ())
+                if isinstance(value, str)), default=0)
+
+
+def value_size(value: object) -> int:
+    """Length a choice value adds: a string's length, a number's ``str()`` length."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return len(str(value))
+    return 0
+
+
+def _own_size(data: dict[str, Any]) -> int:
+    return field_size(data, "name") + field_size(data, "description")
+
+
+def command_size(entry: CommandEntry) -> tuple[int, dict[int, int]]:
+    """The command's size, and what each top-level option (by index) adds to it."""
+    total = _own_size(entry.data)
+    per_option: dict[int, int] = {}
+    for option in options(entry):
+        size = _own_size(option.data)
+        for _, choice in choices(option):
+            size += field_size(choice, "name") + value_size(choice.get("value"))
+        top = option.path[len(entry.path) + 1]
+        if isinstance(top, int):
+            per_option[top] = per_option.get(top, 0) + size
+        total += size
+    return total, per_option
+
+
+def check(manifest: ManifestSet) -> Iterator[Finding]:
+    for entry in manifest.commands:
+        size, per_option = command_size(entry)
+        if size <= MAX_COMMAND_SIZE:
+            continue
+        message = (f"command {entry.name or '(unnamed)'!r} is {size} characters in size; "
+                   f"Discord allows at most {MAX_COMMAND_SIZE} (names, descriptions and "
+                   "choices, counting the longest localization of each): shorten it by "
+                   f"{size - MAX_COMMAND_SIZE}")
+        if per_option:
+            index, biggest = max(per_option.items(), key=lambda item: item[1])
+            name = entry.data["options"][index].get("name")
+            if isinstance(name, str):
+                message += f" (option {name!r} accounts for {biggest})"
+        yield Finding(entry.doc, entry.path, message)

@@ -1,0 +1,57 @@
+"""Option names are unique within their ``options`` array.
+
+Discord requires the options of one command, subcommand group or subcommand
+to have distinct names (FACTS.md "Validation rules"); a repeated name is
+rejected with 50035 (Invalid Form Body). The same name in different arrays
+(two subcommands that both take ``user``) is fine. Localized names are
+checked by CS204.
+
+Failing::
+
+    - name: ban
+      description: Ban a member
+      options:
+        - {type: user, name: user, description: Who to ban, required: true}
+        - {type: string, name: user, description: Why}
+
+Passing::
+
+    - name: ban
+      description: Ban a member
+      options:
+        - {type: user, name: user, description: Who to ban, required: true}
+        - {type: string, name: reason, description: Why}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cmdsync.manifest.diagnostics import Severity
+from cmdsync.manifest.entries import ManifestSet, option_lists
+from cmdsync.manifest.loader import Path
+from cmdsync.validate.rules.base import Finding
+from cmdsync.validate.rules.option_helpers import kind_word, owner_label
+
+ID = "CS203"
+NAME = "duplicate-option-name"
+TITLE = "Option names are unique among their siblings"
+SEVERITY = Severity.ERROR
+
+
+def check(manifest: ManifestSet) -> Iterator[Finding]:
+    for entry in manifest.commands:
+        for olist in option_lists(entry):
+            first: dict[str, Path] = {}
+            for index, item in enumerate(olist.items):
+                if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                    continue
+                name: str = item["name"]
+                path = olist.path + (index, "name")
+                if name not in first:
+                    first[name] = path
+                    continue
+                yield Finding(entry.doc, path,
+                              f"{kind_word(item)} name {name!r} is already taken in "
+                              f"{owner_label(olist)}: names must be unique among siblings; "
+                              "rename this one", related=((entry.doc, first[name]),))

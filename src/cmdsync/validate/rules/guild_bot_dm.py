@@ -1,0 +1,54 @@
+"""A guild command cannot be offered in DMs with the bot (``contexts`` without BOT_DM).
+
+A guild command exists only in its guild: guild commands never get the
+BOT_DM interaction context (FACTS.md "Validation rules": "guild commands
+never get BOT_DM"; contexts GUILD 0, BOT_DM 1, PRIVATE_CHANNEL 2). A guild
+command whose ``contexts`` lists BOT_DM asks for something Discord will not
+do, so this is an error (CS305, which warns about ``contexts`` on guild
+commands in general, stays quiet about such a list).
+
+Failing::
+
+    guilds:
+      "333333333333333333":
+        commands:
+          - {name: ping, description: Check the bot is alive, contexts: [guild, bot_dm]}
+
+Passing::
+
+    commands:
+      - {name: ping, description: Check the bot is alive, contexts: [guild, bot_dm]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cmdsync.manifest.diagnostics import Severity
+from cmdsync.manifest.entries import GLOBAL, ManifestSet
+from cmdsync.model import InteractionContext, enum_value
+from cmdsync.validate.rules.base import Finding
+
+ID = "CS306"
+NAME = "guild-bot-dm"
+TITLE = "Guild commands do not list BOT_DM in contexts"
+SEVERITY = Severity.ERROR
+
+
+def bot_dm_indexes(contexts: object) -> list[int]:
+    """Indexes of BOT_DM (1 or ``bot_dm``) in a ``contexts`` value."""
+    if not isinstance(contexts, list):
+        return []
+    return [i for i, item in enumerate(contexts)
+            if enum_value(InteractionContext, item) == InteractionContext.BOT_DM]
+
+
+def check(manifest: ManifestSet) -> Iterator[Finding]:
+    for entry in manifest.commands:
+        if entry.scope == GLOBAL:
+            continue
+        for index in bot_dm_indexes(entry.data.get("contexts")):
+            yield Finding(entry.doc, entry.path + ("contexts", index),
+                          f"guild command {entry.name or '(unnamed)'!r} lists BOT_DM in contexts; "
+                          "guild commands are never offered in DMs with the bot: remove bot_dm, or "
+                          "make the command global")
