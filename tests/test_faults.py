@@ -37,7 +37,7 @@ import pytest
 from apply_support import API, FAST, Hooks
 from apply_support import ENV as SUPPORT_ENV
 
-from cmdsync.apply.result import APPLIED, UNKNOWN, ApplyResult, ChangeResult
+from cmdsync.apply.result import ApplyResult, ChangeResult, ChangeStatus
 from cmdsync.apply.strategy import Strategy
 from cmdsync.client.http import ClientConfig
 from cmdsync.emulator.app import create_app
@@ -231,8 +231,8 @@ def check_report(result: ApplyResult, before: dict[str, Any], now: dict[str, Any
     not; only what it calls unknown (no answer came) may be either."""
     old, new = commands(before), commands(now)
     for change in (c for s in result.scopes for c in s.changes):
-        if change.kind == "command" and change.status != UNKNOWN:
-            assert _made(change, old, new) == (change.status == APPLIED), change
+        if change.kind == "command" and change.status is not ChangeStatus.UNKNOWN:
+            assert _made(change, old, new) == (change.status is ChangeStatus.APPLIED), change
 
 
 def _made(change: ChangeResult, old: dict[str, Any], new: dict[str, Any]) -> bool:
@@ -313,7 +313,7 @@ def test_apply_under_faults(seed: int, strategy: Strategy, on_error: str, config
     results = [r for r in runs if r is not None]
     counted = sum(r.creates for r in results)
     unsure = sum(1 for r in results for s in r.scopes for c in s.changes
-                 if c.status == UNKNOWN and c.action is Action.CREATE)
+                 if c.status is ChangeStatus.UNKNOWN and c.action is Action.CREATE)
     # apply counts every create it made, except one whose answer never came
     assert len(new_ids) - unsure <= counted <= len(new_ids)
     assert ledger_creates(tmp_path) - ledger_before == counted

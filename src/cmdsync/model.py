@@ -145,6 +145,14 @@ LOCALE_FALLBACKS: Mapping[str, tuple[str, ...]] = {
 
 APPLICATION_FLAG_EMBEDDED = 1 << 17
 
+GLOBAL = "global"  # the scope of global commands; a guild's scope is its id
+
+
+def scope_label(scope: str) -> str:
+    """``"global"``, or ``"guild <id>"``: a scope as plans, results and messages name it."""
+    return GLOBAL if scope == GLOBAL else f"guild {scope}"
+
+
 # Per scope and type (FACTS.md "Validation rules").
 MAX_COMMANDS_PER_TYPE: Mapping[CommandType, int] = {
     CommandType.CHAT_INPUT: 100,

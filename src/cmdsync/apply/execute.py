@@ -30,15 +30,14 @@ from typing import Protocol
 
 from cmdsync.apply.form_errors import INVALID_FORM_BODY, form_error_diagnostics
 from cmdsync.apply.result import (
-    APPLIED,
-    FAILED,
-    NOT_APPLIED,
-    UNKNOWN,
+    ChangeKind,
     ChangeResult,
+    ChangeStatus,
     RequestRecord,
     ScopeResult,
+    ScopeStatus,
 )
-from cmdsync.apply.strategy import ScopeSteps, Step
+from cmdsync.apply.strategy import ScopeSteps, Step, StepKind
 from cmdsync.client import endpoints
 from cmdsync.client.http import DiscordClient, Exchange
 from cmdsync.errors import ApiError, CmdsyncError
@@ -117,13 +116,13 @@ async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error
         for scope in scheduled:
             if failed and on_error == "stop":
                 results.append(ScopeResult(
-                    scope.scope, _strategy(scope), "skipped",
-                    tuple(r for s in scope.steps for r in _changes(s, NOT_APPLIED, context))))
+                    scope.scope, _strategy(scope), ScopeStatus.SKIPPED,
+                    tuple(r for s in scope.steps for r in _changes(s, ChangeStatus.NOT_APPLIED, context))))
                 continue
             context.observer.scope_started(scope.scope, len(scope.steps))
             result = await _run_scope(context, scope)
             context.observer.scope_finished(result)
-            failed = failed or result.status == FAILED
+            failed = failed or result.status is ScopeStatus.FAILED
             results.append(result)
     finally:
         context.observer.apply_finished()
@@ -138,41 +137,42 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
             outcome = await _send(context, step)
         except CmdsyncError as exc:
             _claim(context, start, "failed", scope.scope)
-            status = UNKNOWN if _ambiguous(context.client.exchanges[start:]) else FAILED
+            status = ChangeStatus.UNKNOWN if _ambiguous(context.client.exchanges[start:]) \
+                else ChangeStatus.FAILED
             rest = [r for s in scope.steps[index:] for r in _changes(
-                s, status if s is step else NOT_APPLIED, context)]
-            return ScopeResult(scope.scope, _strategy(scope), FAILED, tuple(done + rest),
+                s, status if s is step else ChangeStatus.NOT_APPLIED, context)]
+            return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.FAILED, tuple(done + rest),
                                str(exc), tuple(_diagnostics(context, step, exc)))
         _claim(context, start, outcome, scope.scope)
-        done.extend(_changes(step, APPLIED, context))
+        done.extend(_changes(step, ChangeStatus.APPLIED, context))
         context.observer.step_done(scope.scope)
-    return ScopeResult(scope.scope, _strategy(scope), APPLIED, tuple(done))
+    return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.APPLIED, tuple(done))
 
 
 async def _send(context: Context, step: Step) -> str:
     """Make one request; return its outcome word. Raises ClientError / CmdsyncError."""
     client, app, scope = context.client, context.application_id, step.scope
-    if step.kind == "bulk":
+    if step.kind is StepKind.BULK:
         saved = await endpoints.bulk_overwrite(client, app, scope, step.body)
         context.ids.update({(scope, int(c["type"]), str(c["name"])): str(c["id"])
                             for c in saved})
         _created(context, scope, sum(1 for c in saved
                                      if str(c["id"]) not in context.live_ids.get(scope, set())))
         return "replaced"
-    if step.kind == "permissions":
+    if step.kind is StepKind.PERMISSIONS:
         assert step.permission is not None
         await endpoints.put_permissions(client, app, scope, _target(context, step), step.body)
         return "permissions set"
     (change,) = step.commands
     start = len(client.exchanges)
-    if step.kind == "delete":
+    if step.kind is StepKind.DELETE:
         try:
             await endpoints.delete_command(client, app, scope, str(change.id))
         except ApiError as exc:
             if exc.code != UNKNOWN_COMMAND or not _ambiguous(client.exchanges[start:-1]):
                 raise
         return "deleted"
-    if step.kind == "update":
+    if step.kind is StepKind.UPDATE:
         saved_one = await endpoints.edit_command(client, app, scope, str(change.id), step.body)
         outcome = "updated"
     else:
@@ -208,16 +208,16 @@ def _target(context: Context, step: Step) -> str:
     return found
 
 
-def _changes(step: Step, status: str, context: Context) -> list[ChangeResult]:
+def _changes(step: Step, status: ChangeStatus, context: Context) -> list[ChangeResult]:
     if step.permission is not None:
         change = step.permission
         target = change.target_id
         if target is None and change.command_name is not None:
             target = context.ids.get((str(change.command_scope), int(change.command_type or 1),
                                       change.command_name))
-        return [ChangeResult(step.scope, "permissions", change.action, change.key,
+        return [ChangeResult(step.scope, ChangeKind.PERMISSIONS, change.action, change.key,
                              change.command_type, target, status)]
-    return [ChangeResult(step.scope, "command", c.action, c.name, c.type,
+    return [ChangeResult(step.scope, ChangeKind.COMMAND, c.action, c.name, c.type,
                          context.ids.get((step.scope, c.type, c.name), c.id)
                          if c.action is not Action.DELETE else c.id, status, c.renamed_from)
             for c in step.commands]
@@ -233,7 +233,7 @@ def _claim(context: Context, start: int, outcome: str, scope: str) -> None:
 def _diagnostics(context: Context, step: Step, error: Exception) -> list[Diagnostic]:
     if not isinstance(error, ApiError) or error.code != INVALID_FORM_BODY:
         return []
-    if step.kind == "bulk":
+    if step.kind is StepKind.BULK:
         keys = [(step.scope, int(body.get("type", 1)), str(body.get("name")))
                 for body in step.body]
         return form_error_diagnostics(error, [context.entries.get(k) for k in keys])

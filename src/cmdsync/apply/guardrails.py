@@ -22,9 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from cmdsync.apply.ledger import LEDGER_PATH, Ledger, seconds_to_midnight, utc_day
-from cmdsync.apply.strategy import ScopeSteps
+from cmdsync.apply.strategy import ScopeSteps, StepKind
 from cmdsync.errors import UnsafePlanError
-from cmdsync.model import CommandType
+from cmdsync.model import CommandType, scope_label
 from cmdsync.plan import DAILY_CREATE_LIMIT, Plan
 from cmdsync.state import LiveState
 from cmdsync.state.normalize import same
@@ -43,7 +43,7 @@ def unsafe_reasons(plan: Plan, scheduled: Sequence[ScopeSteps], problems: Sequen
     reasons = [*plan.errors, *problems]
     reasons += budget_reasons(plan.application_id, scheduled, ledger=ledger, api_url=api_url,
                               now=now)
-    guilds = [s.scope for s in scheduled if any(step.kind == "permissions" for step in s.steps)]
+    guilds = [s.scope for s in scheduled if any(step.kind is StepKind.PERMISSIONS for step in s.steps)]
     if guilds and not has_user_token:
         reasons.append(
             f"the plan changes permission overwrites in guild {', '.join(guilds)}: that needs "
@@ -70,7 +70,7 @@ def budget_reasons(application_id: str, scheduled: Iterable[ScopeSteps], *, ledg
         if scope.creates and used + scope.creates > DAILY_CREATE_LIMIT:
             wait = seconds_to_midnight(now)
             reasons.append(
-                f"{_label(scope.scope)}: the plan creates {scope.creates} commands and "
+                f"{scope_label(scope.scope)}: the plan creates {scope.creates} commands and "
                 f"{used} were created today (UTC, {LEDGER_PATH}); Discord allows "
                 f"{DAILY_CREATE_LIMIT} per day: apply fewer new commands, or wait until "
                 f"midnight UTC (in {int(wait // 3600)} h {int(wait % 3600 // 60)} min)")
@@ -87,7 +87,7 @@ def with_budget_warnings(plan: Plan, *, ledger: Ledger, api_url: str, now: float
             after = f"leaving {left}" if left >= 0 else "more than are left: apply will " \
                 "refuse it until midnight UTC"
             warnings.append(
-                f"{_label(scope.scope)}: {used} of Discord's {DAILY_CREATE_LIMIT} daily command "
+                f"{scope_label(scope.scope)}: {used} of Discord's {DAILY_CREATE_LIMIT} daily command "
                 f"creates were used today (UTC, {LEDGER_PATH}); this plan creates "
                 f"{scope.creates}, {after}")
     if not warnings:
@@ -101,7 +101,7 @@ def stale_reasons(plan: Plan, live: LiveState) -> list[str]:
     for scope in plan.scopes:
         planned = {ref.id: ref for ref in scope.live}
         current = {str(c["id"]): c for c in live.scope(scope.scope).commands}
-        where = _label(scope.scope)
+        where = scope_label(scope.scope)
         for ref in sorted(planned.values(), key=lambda r: (r.type, r.name)):
             now = current.get(ref.id)
             if now is None:
@@ -123,9 +123,6 @@ def stale_reasons(plan: Plan, live: LiveState) -> list[str]:
                                f"(id {target}) changed")
     return reasons
 
-
-def _label(scope: str) -> str:
-    return "global" if scope == "global" else f"guild {scope}"
 
 
 def _kind(value: object) -> str:

@@ -6,15 +6,44 @@ Built by :mod:`cmdsync.apply.execute`, drawn by :mod:`cmdsync.render.apply`;
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from cmdsync.manifest.diagnostics import Diagnostic
 from cmdsync.plan import Action
 
-APPLIED, FAILED, NOT_APPLIED = "applied", "failed", "not applied"
+
+class ChangeStatus(str, enum.Enum):
+    """Whether one planned change was made; the value is how JSON and text name it."""
+
+    APPLIED = "applied"
+    FAILED = "failed"  # Discord refused it
+    UNKNOWN = "unknown"  # the request got no answer (or a 5xx): it may have been made
+    NOT_APPLIED = "not applied"  # an earlier request of its scope failed
+
+    def __str__(self) -> str:
+        return self.value
 
 
-UNKNOWN = "unknown"  # the request got no answer (or a 5xx): it may have been made
+class ScopeStatus(str, enum.Enum):
+    """A scope's outcome: every change made, one failed, or skipped after an earlier failure."""
+
+    APPLIED = "applied"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ChangeKind(str, enum.Enum):
+    """What a change is about: a command, or one command's permission overwrites."""
+
+    COMMAND = "command"
+    PERMISSIONS = "permissions"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -46,12 +75,12 @@ class ChangeResult:
     """
 
     scope: str
-    kind: str
+    kind: ChangeKind
     action: Action
     name: str
     type: int | None
     id: str | None
-    status: str
+    status: ChangeStatus
     renamed_from: str | None = None
 
 
@@ -66,7 +95,7 @@ class ScopeResult:
 
     scope: str
     strategy: str | None
-    status: str
+    status: ScopeStatus
     changes: tuple[ChangeResult, ...]
     error: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -90,13 +119,13 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        return all(s.status == APPLIED for s in self.scopes)
+        return all(s.status is ScopeStatus.APPLIED for s in self.scopes)
 
-    def count(self, status: str, *, kind: str | None = None,
+    def count(self, status: ChangeStatus, *, kind: ChangeKind | None = None,
               action: Action | None = None) -> int:
         """Changes with this status (and kind and action, when given)."""
-        return sum(1 for s in self.scopes for c in s.changes if c.status == status
-                   and (kind is None or c.kind == kind)
+        return sum(1 for s in self.scopes for c in s.changes if c.status is status
+                   and (kind is None or c.kind is kind)
                    and (action is None or c.action is action))
 
     @property

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
 from cmdsync.plan import Action, CommandChange, PermissionChange, Plan, ScopePlan
 
 MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite body
@@ -50,18 +50,34 @@ class Strategy(str, enum.Enum):
     PER_COMMAND = "per-command"
 
 
+class StepKind(str, enum.Enum):
+    """What one write request does: its value names it in messages."""
+
+    BULK = "bulk"  # PUT .../commands, a bulk overwrite of the scope
+    CREATE = "create"  # POST .../commands
+    UPDATE = "update"  # PATCH .../commands/{id}
+    DELETE = "delete"  # DELETE .../commands/{id}
+    PERMISSIONS = "permissions"  # PUT .../commands/{id}/permissions
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def method(self) -> str:
+        """The HTTP method of the request."""
+        return {"create": "POST", "update": "PATCH", "delete": "DELETE"}.get(self.value, "PUT")
+
+
 @dataclass(frozen=True)
 class Step:
     """One write request.
 
-    ``kind`` is ``bulk`` (PUT .../commands), ``create`` (POST), ``update``
-    (PATCH), ``delete`` (DELETE) or ``permissions`` (PUT
-    .../{id}/permissions). ``commands`` are the command changes it carries
+    ``kind`` says which request (:class:`StepKind`). ``commands`` are the command changes it carries
     (a bulk overwrite carries every change of its scope); ``permission`` the
     overwrite change; ``body`` the JSON sent (None for a DELETE).
     """
 
-    kind: str
+    kind: StepKind
     scope: str
     body: Any = None
     commands: tuple[CommandChange, ...] = ()
@@ -69,7 +85,7 @@ class Step:
 
     @property
     def method(self) -> str:
-        return {"create": "POST", "update": "PATCH", "delete": "DELETE"}.get(self.kind, "PUT")
+        return self.kind.method
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ def schedule(plan: Plan, strategy: Strategy) -> tuple[list[ScopeSteps], list[str
 
 def choose(scope: ScopePlan, strategy: Strategy) -> ScopeSteps | str:
     """The scope's steps under ``strategy``, or why it cannot be applied that way."""
-    perms = tuple(Step("permissions", scope.scope, [dict(o) for o in p.after], permission=p)
+    perms = tuple(Step(StepKind.PERMISSIONS, scope.scope, [dict(o) for o in p.after], permission=p)
                   for p in scope.permissions)
     if not any(c.action is not Action.NO_OP for c in scope.commands):
         return ScopeSteps(scope.scope, None, perms, 0)
@@ -135,11 +151,11 @@ def bulk_steps(scope: ScopePlan) -> tuple[Step, ...] | str:
     """One PUT with every command the scope keeps, or why not (over 130 items)."""
     kept = [c for c in scope.commands if c.action is not Action.DELETE]
     if len(kept) > MAX_BULK_ITEMS:
-        return (f"{_label(scope.scope)}: a bulk overwrite would carry {len(kept)} commands; "
+        return (f"{scope_label(scope.scope)}: a bulk overwrite would carry {len(kept)} commands; "
                 f"Discord takes at most {MAX_BULK_ITEMS}: use --strategy per-command or auto")
     bodies = [dict(c.body) for c in kept if c.body is not None]
     changed = tuple(c for c in scope.commands if c.action is not Action.NO_OP)
-    return (Step("bulk", scope.scope, bodies, changed),)
+    return (Step(StepKind.BULK, scope.scope, bodies, changed),)
 
 
 def per_command_steps(scope: ScopePlan) -> tuple[Step, ...] | str:
@@ -147,7 +163,7 @@ def per_command_steps(scope: ScopePlan) -> tuple[Step, ...] | str:
     deletes = [c for c in scope.commands if c.action is Action.DELETE]
     updates = _rename_order([c for c in scope.commands if c.action is Action.UPDATE])
     if isinstance(updates, str):
-        return f"{_label(scope.scope)}: {updates}"
+        return f"{scope_label(scope.scope)}: {updates}"
     creates = [c for c in scope.commands if c.action is Action.CREATE]
     taken = {(u.type, u.name) for u in updates if u.renamed_from is not None}
     crowded = {kind for kind in CommandType
@@ -156,10 +172,10 @@ def per_command_steps(scope: ScopePlan) -> tuple[Step, ...] | str:
                + sum(1 for c in creates if c.type == kind) > MAX_COMMANDS_PER_TYPE[kind]}
     early = [d for d in deletes if d.type in crowded or (d.type, d.name) in taken]
     late = [d for d in deletes if d not in early]
-    steps = [Step("delete", scope.scope, None, (d,)) for d in early]
-    steps += [Step("update", scope.scope, patch_body(u), (u,)) for u in updates]
-    steps += [Step("create", scope.scope, dict(c.body or {}), (c,)) for c in creates]
-    steps += [Step("delete", scope.scope, None, (d,)) for d in late]
+    steps = [Step(StepKind.DELETE, scope.scope, None, (d,)) for d in early]
+    steps += [Step(StepKind.UPDATE, scope.scope, patch_body(u), (u,)) for u in updates]
+    steps += [Step(StepKind.CREATE, scope.scope, dict(c.body or {}), (c,)) for c in creates]
+    steps += [Step(StepKind.DELETE, scope.scope, None, (d,)) for d in late]
     return tuple(steps)
 
 
@@ -200,6 +216,3 @@ def _rename_order(updates: list[CommandChange]) -> list[CommandChange] | str:
         order.extend(i for i in reversed(chain) if i not in order)
     return [updates[i] for i in order]
 
-
-def _label(scope: str) -> str:
-    return "global" if scope == "global" else f"guild {scope}"

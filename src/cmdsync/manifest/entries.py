@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmdsync.manifest.loader import Document, Path
-from cmdsync.model import CommandType, OptionType, enum_value
-
-GLOBAL = "global"
+from cmdsync.model import GLOBAL, CommandType, OptionType, enum_value
 
 
 @dataclass(frozen=True)

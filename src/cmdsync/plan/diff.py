@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
 from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand, Plan, ScopePlan
 from cmdsync.plan.fields import field_changes
 from cmdsync.plan.permissions import permission_changes, rename_warnings
@@ -92,7 +92,7 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
                                     defaults, errors))
         else:
             if command.id is not None:
-                warnings.append(f"{_label(scope.scope)}: {_kind(command.body)} "
+                warnings.append(f"{scope_label(scope.scope)}: {_kind(command.body)} "
                                 f"{command.body.get('name')!r} names id {command.id}, which "
                                 "is not a live command of this scope: it will be created "
                                 "with a new id")
@@ -115,7 +115,7 @@ def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
              defaults: list[int] | None, errors: list[str]) -> CommandChange:
     kind, name = _type(current), str(current.get("name"))
     if _type(body) != kind:
-        errors.append(f"{_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
+        errors.append(f"{scope_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
                       f"command, but the manifest declares it as "
                       f"{CommandType(_type(body)).name}: Discord cannot change a command's "
                       "type; remove the id to create a new command")
@@ -167,7 +167,7 @@ def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChan
                              and c.action is not Action.DELETE) for kind in CommandType}
     for kind in CommandType:
         if totals[kind.name] > MAX_COMMANDS_PER_TYPE[kind]:
-            errors.append(f"{_label(scope.scope)}: {totals[kind.name]} {kind.name} commands "
+            errors.append(f"{scope_label(scope.scope)}: {totals[kind.name]} {kind.name} commands "
                           f"after apply; Discord allows {MAX_COMMANDS_PER_TYPE[kind]}")
     return ScopePlan(scope.scope, tuple(commands), tuple(perms), True, scope.prune, creates,
                      totals, refs)
@@ -187,15 +187,12 @@ def _rename_hints(matched: Mapping[str, list[CommandChange]]) -> list[str]:
             creates = [c for c in changes if c.type == kind and c.action is Action.CREATE]
             if len(deletes) == 1 and len(creates) == 1:
                 old, new = deletes[0], creates[0]
-                hints.append(f"{_label(scope)}: {kind.name.lower()} {old.name!r} is deleted "
+                hints.append(f"{scope_label(scope)}: {kind.name.lower()} {old.name!r} is deleted "
                              f"and {new.name!r} created; if this is a rename, add "
                              f"`id: \"{old.id}\"` to {new.name!r} in the manifest to keep "
                              "the command's id and spend no create")
     return hints
 
-
-def _label(scope: str) -> str:
-    return "global" if scope == "global" else f"guild {scope}"
 
 
 def _kind(body: Mapping[str, Any]) -> str:

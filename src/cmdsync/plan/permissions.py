@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from cmdsync.manifest.entries import GLOBAL
-from cmdsync.model import CommandType
+from cmdsync.model import GLOBAL, CommandType
 from cmdsync.plan.changes import Action, CommandChange, PermissionChange
 from cmdsync.state import DesiredScope, DesiredState, LiveState, Overwrite
 from cmdsync.state.normalize import same

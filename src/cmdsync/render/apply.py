@@ -15,15 +15,24 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from cmdsync.apply.result import APPLIED, FAILED, UNKNOWN, ApplyResult, ChangeResult, ScopeResult
-from cmdsync.model import CommandType
+from cmdsync.apply.result import (
+    ApplyResult,
+    ChangeKind,
+    ChangeResult,
+    ChangeStatus,
+    ScopeResult,
+    ScopeStatus,
+)
+from cmdsync.model import CommandType, scope_label
 from cmdsync.plan import Action, Plan
 
 FORMAT_VERSION = 1
 NOTHING_TO_APPLY = "Nothing to apply: no write requests were made."
 CANCELLED = "Apply cancelled: nothing was changed."
-_DONE = {(Action.CREATE, "command"): "created", (Action.UPDATE, "command"): "updated",
-         (Action.DELETE, "command"): "deleted", (Action.DELETE, "permissions"): "cleared"}
+_DONE = {(Action.CREATE, ChangeKind.COMMAND): "created",
+         (Action.UPDATE, ChangeKind.COMMAND): "updated",
+         (Action.DELETE, ChangeKind.COMMAND): "deleted",
+         (Action.DELETE, ChangeKind.PERMISSIONS): "cleared"}
 
 
 def to_text(result: ApplyResult) -> str:
@@ -47,16 +56,16 @@ def to_text(result: ApplyResult) -> str:
 
 def summary(result: ApplyResult) -> str:
     """The last line: what was applied, what was not, write requests and seconds."""
-    applied = (f"{result.count(APPLIED, kind='command', action=Action.CREATE)} created, "
-               f"{result.count(APPLIED, kind='command', action=Action.UPDATE)} updated, "
-               f"{result.count(APPLIED, kind='command', action=Action.DELETE)} deleted, "
-               f"{_sets(result.count(APPLIED, kind='permissions'))} changed")
+    applied = (f"{result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.CREATE)} created, "
+               f"{result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.UPDATE)} updated, "
+               f"{result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.DELETE)} deleted, "
+               f"{_sets(result.count(ChangeStatus.APPLIED, kind=ChangeKind.PERMISSIONS))} changed")
     writes = f"{result.writes} write request{'s' if result.writes != 1 else ''} in " \
              f"{result.duration:.2f} s"
     if result.ok:
         return f"Apply complete: {applied}; {writes}."
     missed = _missed(result)
-    unknown = result.count(UNKNOWN)
+    unknown = result.count(ChangeStatus.UNKNOWN)
     unsure = (f"{unknown} unknown (no answer came: `cmdsync plan` shows whether "
               f"{'it was' if unknown == 1 else 'they were'} made); ") if unknown else ""
     return (f"Apply failed: {applied}; {missed} change{'s' if missed != 1 else ''} not "
@@ -66,7 +75,7 @@ def summary(result: ApplyResult) -> str:
 def _missed(result: ApplyResult) -> int:
     """Changes not made: failed, or not tried (unknown ones are counted apart)."""
     return sum(1 for s in result.scopes for c in s.changes
-               if c.status not in (APPLIED, UNKNOWN))
+               if c.status not in (ChangeStatus.APPLIED, ChangeStatus.UNKNOWN))
 
 
 def _sets(count: int) -> str:
@@ -74,16 +83,16 @@ def _sets(count: int) -> str:
 
 
 def _heading(scope: ScopeResult) -> str:
-    where = "global" if scope.scope == "global" else f"guild {scope.scope}"
+    where = scope_label(scope.scope)
     how = {"bulk": "bulk overwrite", "per-command": "per command", None: "overwrites only"}
-    if scope.status == "skipped":
+    if scope.status is ScopeStatus.SKIPPED:
         return f"{where}: skipped (an earlier scope failed, and --on-error is stop)"
     return f"{where}: {scope.status} ({how[scope.strategy]})"
 
 
 def _change(change: ChangeResult) -> str:
     kind = CommandType(change.type).name.lower() if change.type else ""
-    if change.kind == "permissions":
+    if change.kind is ChangeKind.PERMISSIONS:
         subject = f"permissions of {json.dumps(change.name, ensure_ascii=False)}"
     else:
         subject = f"{kind} {json.dumps(change.name, ensure_ascii=False)}"
@@ -92,12 +101,12 @@ def _change(change: ChangeResult) -> str:
         details.append(f"renamed from {json.dumps(change.renamed_from, ensure_ascii=False)}")
     if details:
         subject += f" ({', '.join(details)})"
-    if change.status == APPLIED:
+    if change.status is ChangeStatus.APPLIED:
         status = _DONE.get((change.action, change.kind), "permissions set")
-    elif change.status == UNKNOWN:
+    elif change.status is ChangeStatus.UNKNOWN:
         status = "UNKNOWN (no answer: it may have been made)"
     else:
-        status = "FAILED" if change.status == FAILED else "not applied"
+        status = "FAILED" if change.status is ChangeStatus.FAILED else "not applied"
     return f"  {change.action.value} {subject}: {status}"
 
 
@@ -119,11 +128,11 @@ def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, 
                              else "applied" if result.ok else "failed"),
         "backup": result.backup, "duration_seconds": round(result.duration, 3),
         "summary": {
-            "created": result.count(APPLIED, kind="command", action=Action.CREATE),
-            "updated": result.count(APPLIED, kind="command", action=Action.UPDATE),
-            "deleted": result.count(APPLIED, kind="command", action=Action.DELETE),
-            "permission_sets": result.count(APPLIED, kind="permissions"),
-            "not_applied": _missed(result), "unknown": result.count(UNKNOWN),
+            "created": result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.CREATE),
+            "updated": result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.UPDATE),
+            "deleted": result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.DELETE),
+            "permission_sets": result.count(ChangeStatus.APPLIED, kind=ChangeKind.PERMISSIONS),
+            "not_applied": _missed(result), "unknown": result.count(ChangeStatus.UNKNOWN),
             "requests": len(result.requests),
             "writes": result.writes, "creates": result.creates},
         "scopes": [{"scope": s.scope, "strategy": s.strategy, "status": s.status,
@@ -178,7 +187,7 @@ class TerminalHooks:
                                  MofNCompleteColumn(), console=Console(stderr=True),
                                  transient=True)
         for scope, requests in scopes:
-            label = "global" if scope == "global" else f"guild {scope}"
+            label = scope_label(scope)
             self._tasks[scope] = self._display.add_task(label, total=requests, start=False)
         self._display.start()
 

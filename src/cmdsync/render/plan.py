@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType, scope_label
 from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
 
 Segment = tuple[str, str]  # (text, rich style; "" for none)
@@ -43,7 +43,7 @@ def lines(plan: Plan) -> list[Line]:
     if changed:
         out += [[("cmdsync will perform the following actions:", "bold")], []]
     for scope in changed:
-        out.append([(_scope_label(scope.scope) + ":", "bold")])
+        out.append([(scope_label(scope.scope) + ":", "bold")])
         for command in scope.commands:
             out.extend(_command(command))
         for perm in scope.permissions:
@@ -86,9 +86,6 @@ def to_json(plan: Plan, *, api_url: str | None = None) -> str:
 def _has_changes(scope: ScopePlan) -> bool:
     return bool(scope.permissions) or any(c.action is not Action.NO_OP for c in scope.commands)
 
-
-def _scope_label(scope: str) -> str:
-    return "global" if scope == "global" else f"guild {scope}"
 
 
 def _glyph(action: Action, indent: int) -> Line:

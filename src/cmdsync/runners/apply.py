@@ -34,7 +34,7 @@ from cmdsync.apply.guardrails import (
     with_budget_warnings,
 )
 from cmdsync.apply.result import ApplyResult
-from cmdsync.apply.strategy import ScopeSteps, Strategy, schedule
+from cmdsync.apply.strategy import ScopeSteps, StepKind, Strategy, schedule
 from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
@@ -220,7 +220,7 @@ async def _check_user_token(session: Session, app: str, scheduled: Sequence[Scop
                             ) -> None:
     """One read with the Bearer token, when overwrites change: its scope, before any write."""
     guild = next((s.scope for s in scheduled
-                  if any(step.kind == "permissions" for step in s.steps)), None)
+                  if any(step.kind is StepKind.PERMISSIONS for step in s.steps)), None)
     if guild is None:
         return
     try:
@@ -235,7 +235,7 @@ async def _check_user_token(session: Session, app: str, scheduled: Sequence[Scop
 def _backup(plan: Plan, live: LiveState, scheduled: Sequence[ScopeSteps], *, cwd: str,
             now: float, readable: bool) -> str:
     commands = [s.scope for s in scheduled if s.strategy is not None]
-    permissions = [s.scope for s in scheduled if any(p.kind == "permissions" for p in s.steps)]
+    permissions = [s.scope for s in scheduled if any(p.kind is StepKind.PERMISSIONS for p in s.steps)]
     guilds = [s for s in live.scopes if s != "global"] if readable else permissions
     manifest = backup_manifest(live, commands=commands, permissions=permissions,
                                readable=guilds)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
-from cmdsync.manifest.entries import GLOBAL, CommandEntry, ManifestSet
+from cmdsync.manifest.entries import CommandEntry, ManifestSet
+from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
 from cmdsync.state.normalize import canonical_overwrites, request_body
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cmdsync.manifest.entries import GLOBAL
+from cmdsync.model import GLOBAL
 from cmdsync.state.application import AppInfo
 from cmdsync.state.normalize import canonical_overwrites
 

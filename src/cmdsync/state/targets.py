@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cmdsync.manifest.entries import GLOBAL
-from cmdsync.model import CommandType
+from cmdsync.model import GLOBAL, CommandType
 
 APPLICATION_WIDE = "*"
 

@@ -32,7 +32,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet
 from cmdsync.manifest.loader import Document
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.snowflake import is_snowflake, judgeable
+from cmdsync.validate.rules.common import is_snowflake, judgeable
 
 ID = "CS502"
 NAME = "application-id-mismatch"

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, options
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import CHOICE_TYPES, label, option_type, type_name
+from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type, type_name
 
 ID = "CS209"
 NAME = "autocomplete"

@@ -33,7 +33,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, options
 from cmdsync.model import CommandType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.util import localized, where
+from cmdsync.validate.rules.common import localized, where
 
 ID = "CS101"
 NAME = "chat-input-name"

@@ -35,7 +35,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, options
 from cmdsync.model import MAX_CHOICES
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import CHOICE_TYPES, label, option_type
+from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type
 
 ID = "CS202"
 NAME = "choice-count"

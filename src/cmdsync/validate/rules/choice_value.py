@@ -46,14 +46,15 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, OptionEntry, choices, options
 from cmdsync.model import OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import (
+from cmdsync.validate.rules.common import (
     CHOICE_TYPES,
     is_number,
     label,
+    localized,
     option_type,
     type_name,
+    where,
 )
-from cmdsync.validate.rules.util import localized, where
 
 ID = "CS208"
 NAME = "choice-value"

@@ -36,7 +36,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.duplicate_command import scope_label
+from cmdsync.validate.rules.common import scope_phrase
 
 ID = "CS302"
 NAME = "command-count"
@@ -59,5 +59,5 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
         extra = len(named) - limit
         first_over = list(named.values())[limit]
         yield Finding(first_over.doc, first_over.path + ("name",),
-                      f"{scope_label(scope)} has {len(named)} {CommandType(kind).name} commands; "
+                      f"{scope_phrase(scope)} has {len(named)} {CommandType(kind).name} commands; "
                       f"Discord allows at most {limit} per scope: remove {extra}")

@@ -47,7 +47,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, choices, options
 from cmdsync.model import MAX_COMMAND_SIZE
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.util import localized
+from cmdsync.validate.rules.common import localized
 
 ID = "CS301"
 NAME = "command-too-large"

@@ -34,7 +34,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet
 from cmdsync.model import CommandType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.util import localized, where
+from cmdsync.validate.rules.common import localized, where
 
 ID = "CS102"
 NAME = "context-menu-name"

@@ -33,7 +33,7 @@ from cmdsync.manifest.entries import CommandEntry, ManifestSet, options
 from cmdsync.manifest.loader import Path
 from cmdsync.model import CommandType, OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.util import localized, where
+from cmdsync.validate.rules.common import localized, where
 
 ID = "CS103"
 NAME = "description-required"

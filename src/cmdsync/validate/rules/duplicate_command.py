@@ -33,19 +33,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, CommandEntry, ManifestSet
+from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.model import CommandType
 from cmdsync.validate.rules.base import Finding
+from cmdsync.validate.rules.common import scope_phrase
 
 ID = "CS303"
 NAME = "duplicate-command"
 TITLE = "Command names are unique per type and scope, across all files"
 SEVERITY = Severity.ERROR
-
-
-def scope_label(scope: str) -> str:
-    """``"the global scope"`` or ``"guild 333..."``, for messages."""
-    return "the global scope" if scope == GLOBAL else f"guild {scope}"
 
 
 def type_label(kind: int) -> str:
@@ -64,5 +60,5 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
             yield Finding(
                 entry.doc, entry.path + ("name",),
                 f"{type_label(kind)} command {name!r} is already declared in "
-                f"{scope_label(entry.scope)}; names are unique per type and scope: rename or "
+                f"{scope_phrase(entry.scope)}; names are unique per type and scope: rename or "
                 "remove one", related=((seen.doc, seen.path + ("name",)),))

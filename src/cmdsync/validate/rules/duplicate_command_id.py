@@ -28,8 +28,7 @@ from collections.abc import Iterator
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.duplicate_command import scope_label
-from cmdsync.validate.rules.snowflake import is_snowflake, judgeable
+from cmdsync.validate.rules.common import is_snowflake, judgeable, scope_phrase
 
 ID = "CS503"
 NAME = "duplicate-command-id"
@@ -53,4 +52,4 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
 
 
 def _label(entry: CommandEntry) -> str:
-    return f"{entry.name or '(unnamed)'!r} in {scope_label(entry.scope)}"
+    return f"{entry.name or '(unnamed)'!r} in {scope_phrase(entry.scope)}"

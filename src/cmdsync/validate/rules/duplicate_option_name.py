@@ -31,7 +31,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, option_lists
 from cmdsync.manifest.loader import Path
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import kind_word, owner_label
+from cmdsync.validate.rules.common import kind_word, owner_label
 
 ID = "CS203"
 NAME = "duplicate-option-name"

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, CommandEntry, ManifestSet
-from cmdsync.model import CommandType
+from cmdsync.manifest.entries import CommandEntry, ManifestSet
+from cmdsync.model import GLOBAL, CommandType
 from cmdsync.validate.rules.base import Finding
 
 ID = "CS304"

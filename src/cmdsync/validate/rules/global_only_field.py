@@ -32,9 +32,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, ManifestSet
+from cmdsync.manifest.entries import ManifestSet
+from cmdsync.model import GLOBAL
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.guild_bot_dm import bot_dm_indexes
+from cmdsync.validate.rules.common import bot_dm_indexes
 
 ID = "CS305"
 NAME = "global-only-field"

@@ -25,22 +25,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, ManifestSet
-from cmdsync.model import InteractionContext, enum_value
+from cmdsync.manifest.entries import ManifestSet
+from cmdsync.model import GLOBAL
 from cmdsync.validate.rules.base import Finding
+from cmdsync.validate.rules.common import bot_dm_indexes
 
 ID = "CS306"
 NAME = "guild-bot-dm"
 TITLE = "Guild commands do not list BOT_DM in contexts"
 SEVERITY = Severity.ERROR
-
-
-def bot_dm_indexes(contexts: object) -> list[int]:
-    """Indexes of BOT_DM (1 or ``bot_dm``) in a ``contexts`` value."""
-    if not isinstance(contexts, list):
-        return []
-    return [i for i, item in enumerate(contexts)
-            if enum_value(InteractionContext, item) == InteractionContext.BOT_DM]
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

@@ -34,8 +34,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, OptionList, option_lists
 from cmdsync.manifest.loader import Path
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import kind_word, label, owner_label
-from cmdsync.validate.rules.util import localized
+from cmdsync.validate.rules.common import kind_word, label, localized, owner_label
 
 ID = "CS204"
 NAME = "localized-option-name"

@@ -53,7 +53,7 @@ from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.manifest.loader import Path
 from cmdsync.model import CommandType, OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import (
+from cmdsync.validate.rules.common import (
     SUB_TYPES,
     command_label,
     label,

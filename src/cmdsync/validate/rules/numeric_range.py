@@ -44,7 +44,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, OptionEntry, choices, options
 from cmdsync.model import MAX_NUMBER, MAX_SAFE_INTEGER, OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import is_number, label
+from cmdsync.validate.rules.common import is_number, label
 
 ID = "CS211"
 NAME = "numeric-range"

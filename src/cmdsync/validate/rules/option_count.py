@@ -35,7 +35,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, OptionList, option_lists
 from cmdsync.model import MAX_OPTIONS, OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import SUB_TYPES, option_type, owner_data, owner_label
+from cmdsync.validate.rules.common import SUB_TYPES, option_type, owner_data, owner_label
 
 ID = "CS201"
 NAME = "option-count"

@@ -48,7 +48,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, PermissionEntry
 from cmdsync.model import OverwriteType, enum_value
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.snowflake import is_snowflake, judgeable, snowflake_problem
+from cmdsync.validate.rules.common import is_snowflake, judgeable, snowflake_problem
 
 ID = "CS403"
 NAME = "overwrite-id"

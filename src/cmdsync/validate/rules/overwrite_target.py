@@ -48,10 +48,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, ManifestSet, PermissionEntry
-from cmdsync.model import CommandType, enum_value
+from cmdsync.manifest.entries import ManifestSet, PermissionEntry
+from cmdsync.model import GLOBAL, CommandType, enum_value
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.duplicate_command import scope_label
+from cmdsync.validate.rules.common import scope_phrase
 
 ID = "CS402"
 NAME = "overwrite-target"
@@ -110,7 +110,7 @@ def resolve(known: dict[str, dict[str, set[int]]], guild_id: str, key: str) -> R
         if len(kinds) == 1:
             return Resolution(Target(scope, next(iter(kinds)), key))
         choices = " or ".join(repr(spelling(k, key)) for k in sorted(kinds))
-        return Resolution(None, f"permissions key {key!r} is ambiguous: {scope_label(scope)} "
+        return Resolution(None, f"permissions key {key!r} is ambiguous: {scope_phrase(scope)} "
                                 f"has {len(kinds)} commands of that name: write {choices}")
     return Resolution(None, _unknown(known, scopes, key, kind, rest))
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, ManifestSet
-from cmdsync.model import IntegrationType, InteractionContext, enum_value
+from cmdsync.manifest.entries import ManifestSet
+from cmdsync.model import GLOBAL, IntegrationType, InteractionContext, enum_value
 from cmdsync.validate.rules.base import Finding
 
 ID = "CS307"

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, options
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import SUB_TYPES, label, option_type
+from cmdsync.validate.rules.common import SUB_TYPES, label, option_type
 
 ID = "CS206"
 NAME = "required-on-subcommand"

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, option_lists
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import SUB_TYPES, label, option_type, owner_label
+from cmdsync.validate.rules.common import SUB_TYPES, label, option_type, owner_label
 
 ID = "CS205"
 NAME = "required-order"

@@ -30,48 +30,18 @@ Passing::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from typing import TypeGuard
 
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet
 from cmdsync.manifest.loader import Document, Path
 from cmdsync.validate.rules.base import Finding
+from cmdsync.validate.rules.common import SNOWFLAKE_HINTS, judgeable, snowflake_problem
 
 ID = "CS501"
 NAME = "snowflake"
 TITLE = "Application, guild and command ids are snowflakes (17-20 digits)"
 SEVERITY = Severity.ERROR
-
-_DIGITS = re.compile(r"[0-9]{17,20}")
-_MAX_SNOWFLAKE = 2**64 - 1
-_HINTS = {
-    "application_id": "copy the Application ID from the Developer Portal",
-    "guild id": "copy it in Discord (Developer Mode, right-click the server, Copy Server ID)",
-    "command id": "copy it from a GET of the live commands, or remove it",
-}
-
-
-def is_snowflake(value: str) -> bool:
-    """Whether ``value`` is a snowflake string: 17-20 ASCII digits, at most 2^64-1."""
-    return bool(_DIGITS.fullmatch(value)) and int(value) <= _MAX_SNOWFLAKE
-
-
-def judgeable(value: object) -> TypeGuard[str]:
-    """Whether an id is a string without an unexpanded ``${VAR}`` (CS004 reports those)."""
-    return isinstance(value, str) and "${" not in value
-
-
-def snowflake_problem(value: str) -> str | None:
-    """Why ``value`` is not a snowflake (to follow the value in a message), or None."""
-    if is_snowflake(value):
-        return None
-    if _DIGITS.fullmatch(value):
-        return "is larger than a 64-bit snowflake can be"
-    if value.isascii() and value.isdigit():
-        return f"has {len(value)} digits"
-    return "is not a number"
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:
@@ -97,4 +67,4 @@ def _check(doc: Document, path: Path, value: object, what: str, *,
     why = snowflake_problem(value)
     if why:
         yield Finding(doc, path, f"{what} {value!r} {why}; Discord ids are strings of 17-20 "
-                      f"digits: {_HINTS[what]}", key=key)
+                      f"digits: {SNOWFLAKE_HINTS[what]}", key=key)

@@ -38,7 +38,7 @@ from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, options
 from cmdsync.model import OptionType
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.option_helpers import CHOICE_TYPES, label, option_type, type_name
+from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type, type_name
 
 ID = "CS210"
 NAME = "type-specific-field"

@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import GLOBAL, ManifestSet
-from cmdsync.model import IntegrationType, enum_value
+from cmdsync.manifest.entries import ManifestSet
+from cmdsync.model import GLOBAL, IntegrationType, enum_value
 from cmdsync.state.application import AppInfo
 from cmdsync.validate.rules.base import Finding
 

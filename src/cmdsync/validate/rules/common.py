@@ -1,4 +1,4 @@
-"""Helpers shared by the option rules (CS201-CS211): labels and type tests.
+"""Helpers shared by rule modules: labels, localized values, option types, snowflakes.
 
 Not a rule (it is not listed in the registry). Everything here is pure and
 tolerant of wrongly typed values, which the schema reports separately.
@@ -6,11 +6,13 @@ tolerant of wrongly typed values, which the schema reports separately.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any, TypeGuard
 
 from cmdsync.manifest.entries import CommandEntry, OptionList
 from cmdsync.manifest.loader import Path
-from cmdsync.model import CommandType, OptionType, enum_value
+from cmdsync.model import GLOBAL, CommandType, InteractionContext, OptionType, enum_value
 
 # Option types that take choices, autocomplete and (numbers) min/max values.
 CHOICE_TYPES = frozenset({OptionType.STRING, OptionType.INTEGER, OptionType.NUMBER})
@@ -84,3 +86,70 @@ def owner_label(olist: OptionList) -> str:
     if olist.depth == 0:
         return command_label(olist.entry)
     return label(owner_data(olist))
+
+
+def localized(data: dict[str, Any], field: str, path: Path) -> Iterator[tuple[Path, str | None, Any]]:
+    """The default value of ``field`` and each of its localizations.
+
+    Yields ``(path, locale, value)``: locale None for the default value at
+    ``path + (field,)``, then each ``<field>_localizations`` entry at
+    ``path + (field + "_localizations", locale)``. Missing values are skipped;
+    values are yielded whatever their type (the schema checks types).
+    """
+    if field in data:
+        yield path + (field,), None, data[field]
+    table = data.get(f"{field}_localizations")
+    if isinstance(table, dict):
+        for locale, value in table.items():
+            if value is not None:
+                yield path + (f"{field}_localizations", locale), locale, value
+
+
+def where(locale: str | None) -> str:
+    """``""`` or ``" (fr)"``, to name a localization in a message."""
+    return f" ({locale})" if locale else ""
+
+
+def scope_phrase(scope: str) -> str:
+    """``"the global scope"`` or ``"guild 333..."``, for messages."""
+    return "the global scope" if scope == GLOBAL else f"guild {scope}"
+
+
+def bot_dm_indexes(contexts: object) -> list[int]:
+    """Indexes of BOT_DM (1 or ``bot_dm``) in a ``contexts`` value."""
+    if not isinstance(contexts, list):
+        return []
+    return [i for i, item in enumerate(contexts)
+            if enum_value(InteractionContext, item) == InteractionContext.BOT_DM]
+
+
+_DIGITS = re.compile(r"[0-9]{17,20}")
+_MAX_SNOWFLAKE = 2**64 - 1
+
+
+SNOWFLAKE_HINTS = {
+    "application_id": "copy the Application ID from the Developer Portal",
+    "guild id": "copy it in Discord (Developer Mode, right-click the server, Copy Server ID)",
+    "command id": "copy it from a GET of the live commands, or remove it",
+}
+
+
+def is_snowflake(value: str) -> bool:
+    """Whether ``value`` is a snowflake string: 17-20 ASCII digits, at most 2^64-1."""
+    return bool(_DIGITS.fullmatch(value)) and int(value) <= _MAX_SNOWFLAKE
+
+
+def judgeable(value: object) -> TypeGuard[str]:
+    """Whether an id is a string without an unexpanded ``${VAR}`` (CS004 reports those)."""
+    return isinstance(value, str) and "${" not in value
+
+
+def snowflake_problem(value: str) -> str | None:
+    """Why ``value`` is not a snowflake (to follow the value in a message), or None."""
+    if is_snowflake(value):
+        return None
+    if _DIGITS.fullmatch(value):
+        return "is larger than a 64-bit snowflake can be"
+    if value.isascii() and value.isdigit():
+        return f"has {len(value)} digits"
+    return "is not a number"
