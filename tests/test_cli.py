@@ -156,12 +156,12 @@ def test_docs_rules_md_in_sync(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_internal_error_is_reported_not_traced(capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import cmdsync.validate
+    import cmdsync.runners.validate
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(cmdsync.validate, "validate_paths", boom)
+    monkeypatch.setattr(cmdsync.runners.validate, "validate_paths", boom)
     monkeypatch.delenv("CMDSYNC_DEBUG", raising=False)
     code, _, err = run(capsys, "validate", GOOD)
     assert code == 70

@@ -22,6 +22,7 @@ import typer
 
 from cmdsync import __version__
 from cmdsync.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CmdsyncError
+from cmdsync.render import console
 
 app = typer.Typer(
     name="cmdsync",
@@ -46,7 +47,7 @@ class RulesFormat(str, enum.Enum):
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"cmdsync {__version__}")
+        console.out(f"cmdsync {__version__}\n")
         raise typer.Exit()
 
 
@@ -82,33 +83,28 @@ def validate(
 ) -> int:
     """Check manifests against the schemas and every Discord rule (offline unless --online)."""
     from cmdsync.render import diagnostics as render
-    from cmdsync.validate import validate_paths
+    from cmdsync.runners.validate import validate as run_validate
 
     for rule_id in [*(select or []), *(ignore or [])]:
         _check_rule_prefix(rule_id)
     if not online and (api_url or local or token_file or client_secret_file):
         raise typer.BadParameter("connection options need --online", param_hint="'--online'")
-    if online:
-        from cmdsync.runners.validate import validate_online
-
-        connection = _connection(api_url=api_url, local=local, token_file=token_file,
-                                 client_secret_file=client_secret_file,
-                                 bearer_token_file=None)
-        checked = validate_online(paths, connection=connection, select=select or (),
-                                  ignore=ignore or ())
-        result = checked.validation
-        for note in checked.notes:
-            sys.stderr.write(f"warning: {note}\n")
-    else:
-        result = validate_paths(paths, select=select or (), ignore=ignore or ())
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=client_secret_file,
+                             bearer_token_file=None) if online else None
+    checked = run_validate(paths, select=select or (), ignore=ignore or (),
+                           connection=connection)
+    result = checked.validation
+    for note in checked.notes:
+        console.warn(note)
     chosen = output or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true"
                         else OutputFormat.text)
     if chosen is OutputFormat.json:
-        sys.stdout.write(render.to_json(result))
+        console.out(render.to_json(result))
     elif chosen is OutputFormat.github:
-        sys.stdout.write(render.to_github(result))
+        console.out(render.to_github(result))
     else:
-        _write_text(render.to_text(result), lambda: render.to_rich(result))
+        console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
     if result.unreadable:
         return EXIT_USAGE
     return 1 if result.errors else EXIT_OK
@@ -127,15 +123,15 @@ def rules(
     from cmdsync.validate.rules import get_rule
 
     if output is RulesFormat.markdown:
-        sys.stdout.write(render.markdown())
+        console.out(render.markdown())
         return EXIT_OK
     if rule is None:
-        sys.stdout.write(render.listing())
+        console.out(render.listing())
         return EXIT_OK
     found = get_rule(rule)
     if found is None:
         raise CmdsyncError(f"no rule {rule!r}: `cmdsync rules` lists them all")
-    sys.stdout.write(render.detail(found))
+    console.out(render.detail(found))
     return EXIT_OK
 
 
@@ -160,7 +156,7 @@ def emulator(
     instance = server.build(state=state, seed=seed, global_limit=global_limit)
 
     def announce(base_url: str) -> None:
-        sys.stdout.write(server.banner(instance, base_url))
+        console.out(server.banner(instance, base_url))
         sys.stdout.flush()
 
     server.serve(instance, host=host, port=port, on_start=announce)
@@ -241,24 +237,24 @@ def plan(
     run = plan_paths(paths, connection=connection, application_id=application_id,
                      prune=not no_prune)
     if run.validation.diagnostics:
-        sys.stderr.write(render_diagnostics.to_text(run.validation))
+        console.err(render_diagnostics.to_text(run.validation))
     if run.plan is None:
         return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
     result = run.plan
     if output is PlanFormat.json:
-        sys.stdout.write(render.to_json(result, api_url=run.api_url))
+        console.out(render.to_json(result, api_url=run.api_url))
     else:
-        _write_text(render.to_text(result), lambda: render.to_rich(result))
+        console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
     if result.errors:
         if out:
-            sys.stderr.write(f"The plan has errors: not saved to {out}.\n")
+            console.err(f"The plan has errors: not saved to {out}.\n")
         return EXIT_FAILURE
     if out:
         from cmdsync.runners.files import save_plan
 
         save_plan(result, out, api_url=run.api_url)
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
-        (sys.stderr if output is PlanFormat.json else sys.stdout).write(message)
+        (console.err if output is PlanFormat.json else console.out)(message)
     return EXIT_CHANGES if detailed_exitcode and result.has_changes else EXIT_OK
 
 
@@ -286,16 +282,16 @@ def pull(
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
                                       application_id=application_id)
     for warning in warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        console.warn(warning)
     if output_file is None:
-        sys.stdout.write(text)
+        console.out(text)
         return EXIT_OK
     try:
         with open(output_file, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
         raise CmdsyncError(f"cannot write {output_file}: {exc.strerror or exc}") from exc
-    sys.stderr.write(f"Wrote {output_file}.\n")
+    console.err(f"Wrote {output_file}.\n")
     return EXIT_OK
 
 
@@ -368,17 +364,17 @@ def _apply_exit(run: Any, *, json_output: bool) -> int:
     from cmdsync.render import diagnostics as render_diagnostics
 
     if run.validation is not None and run.validation.diagnostics:
-        sys.stderr.write(render_diagnostics.to_text(run.validation))
+        console.err(render_diagnostics.to_text(run.validation))
     if run.declined:
-        sys.stderr.write(render.CANCELLED + "\n")
+        console.err(render.CANCELLED + "\n")
         return EXIT_FAILURE
     if run.result is None:
         return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
     if json_output:
-        sys.stdout.write(render.to_json(run.result))
+        console.out(render.to_json(run.result))
     else:
         shown = run.validation is not None and run.result.scopes  # below the plan
-        sys.stdout.write(("\n" if shown else "") + render.to_text(run.result))
+        console.out(("\n" if shown else "") + render.to_text(run.result))
     return EXIT_OK if run.result.ok else EXIT_FAILURE
 
 
@@ -389,14 +385,6 @@ def _check_rule_prefix(value: str) -> None:
         raise typer.BadParameter(f"no rule id starts with {value!r}: `cmdsync rules` lists "
                                  "them", param_hint="'--select' / '--ignore'")
 
-
-def _write_text(plain: str, styled: object) -> None:
-    from cmdsync.render.console import rich_console, use_colour
-
-    if use_colour(sys.stdout) and callable(styled):
-        rich_console().print(styled(), end="")
-    else:
-        sys.stdout.write(plain)
 
 
 SECRET_OPTIONS = ("--token", "--bot-token", "--client-secret", "--bearer-token")
@@ -437,17 +425,17 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()  # type: ignore[attr-defined]
         code = exc.exit_code  # type: ignore[attr-defined]
     except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("\nInterrupted.\n")
+        console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
     except CmdsyncError as exc:
-        sys.stderr.write(redact(f"error: {exc}\n"))
+        console.err(redact(f"error: {exc}\n"))
         code = exc.exit_code
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback
 
-            sys.stderr.write(redact("".join(traceback.format_exception(exc))))
-        sys.stderr.write(redact(
+            console.err(redact("".join(traceback.format_exception(exc))))
+        console.err(redact(
             f"internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in cmdsync. Please report it with the command you ran "
             "(and set CMDSYNC_DEBUG=1 to see the traceback).\n"))

@@ -1,6 +1,7 @@
-"""``validate --online``: read the application, then validate with the rules that need it.
+"""``validate``: offline, the validate stage alone; ``--online``, the application first.
 
-Offline, ``validate`` cannot know what the application allows; online it
+Offline, :func:`validate` opens no session and imports no HTTP client (it
+runs on every commit, through pre-commit). Offline it cannot know what the application allows; online it
 reads the application of the credentials once (``GET /applications/@me``
 with a bot token, the ``application`` of ``GET /oauth2/@me`` with client
 credentials; see :func:`cmdsync.client.endpoints.get_application`), through
@@ -14,26 +15,41 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cmdsync.client import endpoints
-from cmdsync.runners import aio
-from cmdsync.runners.session import Connection, open_session
 from cmdsync.state import manifest_application_id
 from cmdsync.state.application import AppInfo, app_info
 from cmdsync.validate import ValidationResult, validate_paths
 
+if TYPE_CHECKING:
+    from cmdsync.runners.session import Connection
+
 
 @dataclass(frozen=True)
-class OnlineValidation:
-    """The validation result, the application it was checked against, and notes.
+class ValidationRun:
+    """The validation result; online, the application it was checked against, and notes.
 
     ``notes`` say what could not be checked (a partial application object)
     or that the manifest names another application than the credentials'.
     """
 
     validation: ValidationResult
-    application: AppInfo
+    application: AppInfo | None = None
     notes: tuple[str, ...] = ()
+
+
+def validate(paths: list[str], *, select: Collection[str] = (), ignore: Collection[str] = (),
+             connection: Connection | None = None, env: Mapping[str, str] | None = None,
+             cwd: str | None = None) -> ValidationRun:
+    """Validate ``paths``: offline without ``connection``, else online (see the module docstring).
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` (online only) for missing
+    credentials or a refused read of the application.
+    """
+    if connection is None:
+        return ValidationRun(validate_paths(paths, select=select, ignore=ignore, env=env))
+    return validate_online(paths, connection=connection, select=select, ignore=ignore,
+                           env=env, cwd=cwd)
 
 
 def read_current_application(connection: Connection, *,
@@ -44,6 +60,11 @@ def read_current_application(connection: Connection, *,
     Raises :class:`~cmdsync.errors.CmdsyncError` for missing credentials and
     :class:`~cmdsync.errors.ApiError` when Discord refuses the read.
     """
+    # The session brings httpx and asyncio: imported here, so offline validate never pays.
+    from cmdsync.client import endpoints
+    from cmdsync.runners import aio
+    from cmdsync.runners.session import open_session
+
     async def run() -> AppInfo:
         async with open_session(connection, env=env, cwd=cwd) as session:
             return app_info(await endpoints.get_application(session.client))
@@ -53,13 +74,13 @@ def read_current_application(connection: Connection, *,
 
 def validate_online(paths: list[str], *, connection: Connection, select: Collection[str] = (),
                     ignore: Collection[str] = (), env: Mapping[str, str] | None = None,
-                    cwd: str | None = None) -> OnlineValidation:
+                    cwd: str | None = None) -> ValidationRun:
     """Read the application, then validate ``paths`` with every rule; see the module docstring."""
     env = os.environ if env is None else env
     application = read_current_application(connection, env=env, cwd=cwd)
     result = validate_paths(paths, select=select, ignore=ignore, env=env,
                             application=application)
-    return OnlineValidation(result, application, _notes(result, application,
+    return ValidationRun(result, application, _notes(result, application,
                                                         local=connection.local))
 
 
