@@ -1,0 +1,250 @@
+"""apply's way back and way forward: backups and restore, saved plans, failures, re-runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cmdsync.apply.ledger import load as load_ledger
+from cmdsync.apply.strategy import Strategy
+from cmdsync.emulator import seed as emulator_seed
+from cmdsync.emulator.app import create_app
+from cmdsync.emulator.commands import Limits
+from cmdsync.emulator.faults import FaultConfig
+from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.errors import UnsafePlanError, UsageError
+from cmdsync.runners.apply import ApplyOptions, apply_paths
+from cmdsync.runners.files import save_plan as save
+from cmdsync.runners.plan import plan_paths
+from tests.support.apply import (
+    API,
+    APP,
+    CHANGED,
+    ENV,
+    GUILD,
+    MANIFEST,
+    SECRETS,
+    Hooks,
+    apply,
+    apply_plan_file,
+    commands,
+    connection,
+    overwrites,
+    plan,
+    write,
+)
+
+OTHER = "555555555555555555"
+TWO_GUILDS = MANIFEST.rstrip(" ") + f"""\
+      "{OTHER}":
+        commands:
+          - {{name: alpha, description: A}}
+          - {{name: beta, description: B}}
+    """
+
+
+@pytest.fixture
+def emulator() -> Emulator:
+    seed = emulator_seed.default_seed()
+    seed["guilds"].append({"id": OTHER, "name": "Other"})
+    seed["users"][0]["guilds"].append(OTHER)
+    return new_emulator(seed=seed)
+
+
+def state(emulator: Emulator) -> dict[str, object]:
+    """Every scope's commands (id, type, name, description) and the guild's overwrites."""
+    return {scope: sorted((c["id"], c["type"], c["name"], c.get("description"))
+                          for c in commands(emulator, scope))
+            for scope in ("global", GUILD)} | {"overwrites": overwrites(emulator)}
+
+
+def test_backup_is_written_first_and_restores_the_previous_state(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    apply(emulator, [path], tmp_path)
+    before = state(emulator)
+    mod = next(c["id"] for c in commands(emulator, GUILD) if c["name"] == "mod")
+    write(tmp_path / "bot.yaml", CHANGED.replace(  # update, delete, rename, overwrites
+        "- {name: mod,", f'- {{id: "{mod}", name: moderate,').replace(
+        "          mod: [", "          moderate: ["))
+    result = apply(emulator, [path], tmp_path).result
+    assert result is not None and result.ok and result.backup is not None
+    backup = tmp_path / result.backup
+    assert re.fullmatch(rf"\.cmdsync/backups/\d{{8}}T\d{{6}}Z-{APP}(-\d+)?\.yaml", result.backup)
+    text = backup.read_text(encoding="utf-8")
+    assert f"#   cmdsync apply {result.backup}\n" in text
+    assert f"- id: '{mod}'\n" in text and not any(secret in text for secret in SECRETS)
+    assert state(emulator) != before
+    restored = apply(emulator, [str(backup)], tmp_path).result
+    assert restored is not None and restored.ok
+    after = state(emulator)
+    # the deleted user command comes back with a new id; everything else exactly
+    assert {k: v for k, v in after.items() if k != "global"} == {
+        k: v for k, v in before.items() if k != "global"}
+    assert [c[1:] for c in after["global"]] == [c[1:] for c in before["global"]]  # type: ignore
+    assert mod in {c[0] for c in after[GUILD]}  # type: ignore[attr-defined]
+    assert not plan(emulator, [str(backup)], tmp_path).has_changes
+
+
+def test_backup_holds_only_the_scopes_that_change(emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", MANIFEST.replace("permission: false", "permission: true"))
+    result = apply(emulator, [path], tmp_path).result
+    assert result is not None and result.backup is not None
+    text = (tmp_path / result.backup).read_text(encoding="utf-8")
+    assert text.split("\n", 3)[3] == (
+        f"application_id: '{APP}'\nguilds:\n  '{GUILD}':\n    permissions:\n      mod:\n"
+        "      - type: role\n        id: everyone\n        permission: false\n")
+
+
+def test_a_saved_plan_applies_without_asking_when_live_state_still_matches(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    save(run.plan, str(tmp_path / "plan.json"), api_url=run.api_url)
+    result = apply_plan_file(emulator, str(tmp_path / "plan.json"), tmp_path).result
+    assert result is not None and result.ok and result.creates == 5
+    assert not plan(emulator, [path], tmp_path).has_changes
+
+
+def test_a_stale_saved_plan_is_refused_naming_what_changed(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", CHANGED)
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    saved = str(tmp_path / "plan.json")
+    save(run.plan, saved, api_url=run.api_url)
+    ping = next(c for c in commands(emulator) if c["name"] == "ping")
+    write(tmp_path / "ping.yaml", "prune: false\ncommands: [{name: ping, description: Pong}]\n")
+    apply(emulator, [str(tmp_path / "ping.yaml")], tmp_path)
+    new_version = next(c["version"] for c in commands(emulator) if c["name"] == "ping")
+    emulator.log.clear()
+    with pytest.raises(UnsafePlanError) as caught:
+        apply_plan_file(emulator, saved, tmp_path)
+    assert str(caught.value) == (
+        f"the saved plan {saved} is stale: live state changed since it was computed; nothing "
+        "was changed. Plan again (`cmdsync plan --out FILE`):\n"
+        f"  - global: chat_input 'ping' (id {ping['id']}) changed (version {ping['version']} "
+        f"-> {new_version})")
+    assert emulator.log.counts()["writes"] == 0
+
+
+def test_saved_plan_flags_that_contradict_it_are_usage_errors(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    saved = str(tmp_path / "plan.json")
+    save(run.plan, saved, api_url="https://discord.com/api/v10")
+    with pytest.raises(UsageError) as caught:
+        apply_plan_file(emulator, saved, tmp_path)
+    assert str(caught.value) == (f"{saved} was planned against https://discord.com/api/v10, "
+                                 f"not {API}: apply it there (--api-url "
+                                 "https://discord.com/api/v10)")
+    with pytest.raises(UsageError) as caught:
+        apply_plan_file(emulator, saved, tmp_path, prune=False)
+    assert str(caught.value) == ("--no-prune does not apply to a saved plan: plan again with "
+                                 "`cmdsync plan --no-prune --out FILE`")
+
+
+@pytest.mark.parametrize("on_error", ["stop", "continue"])
+def test_a_failure_stops_its_scope_and_a_rerun_converges(
+        on_error: str, emulator: Emulator, tmp_path: Path) -> None:
+    """The emulator's daily create limit (admin config "limits") set to 1: the second
+    create of every scope fails with 30034, mid-apply."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    emulator.limits = Limits(daily_creates=1)
+    run = apply(emulator, [path], tmp_path, strategy=Strategy.PER_COMMAND, on_error=on_error)
+    result = run.result
+    assert result is not None and not result.ok
+    outcome = [(s.scope, s.status, [(c.name, c.status) for c in s.changes])
+               for s in result.scopes]
+    assert outcome[0] == ("global", "failed", [
+        ("ban", "applied"), ("ping", "failed"), ("Profile", "not applied")])
+    if on_error == "stop":
+        assert [(s, status) for s, status, _ in outcome[1:]] == [(GUILD, "skipped"),
+                                                                 (OTHER, "skipped")]
+        assert emulator.log.counts()["writes"] == 2
+    else:
+        assert outcome[1:] == [
+            (GUILD, "failed", [("mod", "applied"), ("Report", "failed"),
+                               ("mod", "not applied")]),
+            (OTHER, "failed", [("alpha", "applied"), ("beta", "failed")])]
+    assert result.scopes[0].error == (
+        f"POST /applications/{APP}/commands: HTTP 400: Max number of daily application "
+        "command creates has been reached (1) (code 30034)")
+    emulator.limits = Limits()
+    again = apply(emulator, [path], tmp_path, strategy=Strategy.PER_COMMAND).result
+    assert again is not None and again.ok
+    assert not plan(emulator, [path], tmp_path).has_changes
+
+
+def test_5xx_answers_are_retried_and_reported(emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    emulator.faults.configure(FaultConfig(error_rate=0.3, error_statuses=(500, 503), seed=3))
+    result = apply(emulator, [path], tmp_path, strategy=Strategy.PER_COMMAND).result
+    assert result is not None and result.ok
+    retried = [r for r in result.requests if r.outcome == "retried"]
+    assert retried and all(r.status in (500, 503) for r in retried)
+    emulator.faults.configure(FaultConfig())
+    assert not plan(emulator, [path], tmp_path).has_changes
+
+
+class Rejecting(httpx.AsyncBaseTransport):
+    """The emulator, except that a bulk overwrite gets Discord's 50035 for item 1's
+    first option name: something Discord refuses that cmdsync cannot know."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.inner = httpx.ASGITransport(app=create_app(emulator))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "PUT" and request.url.path.endswith("/commands"):
+            leaf = {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME",
+                                 "message": "Command name is invalid"}]}
+            return httpx.Response(400, json={"code": 50035, "message": "Invalid Form Body",
+                                             "errors": {"1": {"options": {"0": {
+                                                 "name": leaf}}}}})
+        return await self.inner.handle_async_request(request)
+
+
+def test_a_50035_answer_points_at_the_manifest_line(emulator: Emulator,
+                                                    tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", """\
+        commands:
+          - {name: ban, description: Ban}
+          - name: kick
+            description: Kick
+            options:
+              - {type: user, name: member, description: Who}
+        """)
+    rejecting = replace(connection(emulator), transport=Rejecting(emulator))
+    run = apply_paths([path], connection=rejecting, options=ApplyOptions(Strategy.BULK),
+                      hooks=Hooks(), interactive=False, env=ENV, cwd=str(tmp_path))
+    assert run.result is not None and not run.result.ok
+    (diagnostic,) = run.result.scopes[0].diagnostics
+    assert (diagnostic.location.file, diagnostic.location.line, diagnostic.location.column,
+            diagnostic.rule, diagnostic.message) == (
+        path, 6, 28, "D50035",  # the value of options[0].name of the second command
+        ("Discord rejected the request: APPLICATION_COMMAND_INVALID_NAME: Command name is "
+        "invalid"))
+
+
+def test_the_ledger_counts_confirmed_creates_and_never_a_token(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path, strategy=Strategy.BULK)
+    text = (tmp_path / ".cmdsync" / "ledger.json").read_text(encoding="utf-8")
+    assert not any(secret in text for secret in SECRETS)
+    days = json.loads(text)["creates"][API][APP]
+    assert {scope: sum(d.values()) for scope, d in days.items()} == {
+        "global": 3, GUILD: 2, OTHER: 2}
+    assert load_ledger(str(tmp_path)).used(API, APP, OTHER, next(iter(days[OTHER]))) == 2

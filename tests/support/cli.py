@@ -1,0 +1,64 @@
+"""Helpers for tests that drive the ``cmdsync`` CLI in-process."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cmdsync.cli import main
+from cmdsync.emulator import seed as emulator_seed
+
+# Variables that change what the CLI does: credentials, the API, colour, CI output.
+SETTINGS = ("CMDSYNC_API_URL", "FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``cmdsync ARGS``: its exit code, standard output and standard error."""
+    with pytest.raises(SystemExit) as exited:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = exited.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset every ``DISCORD_*`` variable and the settings above, for this test."""
+    for name in list(os.environ):
+        if name.startswith("DISCORD_") or name in SETTINGS:
+            monkeypatch.delenv(name)
+
+
+GUILD = emulator_seed.GUILD_ID
+MANIFEST = f"""\
+commands:
+  - name: ping
+    description: Check the bot is alive
+    options:
+      - {{type: string, name: target, description: Who, required: false}}
+guilds:
+  "{GUILD}":
+    commands:
+      - {{type: message, name: Report}}
+    permissions:
+      Report: [{{type: role, id: everyone, permission: false}}]
+"""
+
+
+FIRST_PLAN = (
+    "cmdsync will perform the following actions:\n"
+    "\n"
+    "global:\n"
+    '  + chat_input "ping"\n'
+    "  after apply: 1/100 CHAT_INPUT, 0/15 USER, 0/15 MESSAGE, 0/1 PRIMARY_ENTRY_POINT\n"
+    "\n"
+    f"guild {GUILD}:\n"
+    '  + message "Report"\n'
+    '  + permissions of "Report" (command created by this plan)\n'
+    "      + role @everyone: deny\n"
+    "  1 create counts toward Discord's limit of 200 per guild per day; after apply: "
+    "0/100 CHAT_INPUT, 0/15 USER, 1/15 MESSAGE\n"
+    "\n"
+    "Plan: 2 to create, 0 to update, 0 to delete, 1 permission sets to change.\n"
+)

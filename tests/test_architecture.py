@@ -1,0 +1,141 @@
+"""The layout docs/architecture.md describes, held against the code.
+
+Imports are read from the source (function-level ones too), so a cycle
+hidden inside a function still counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import paths
+
+PACKAGE = paths.ROOT / "src" / "cmdsync"
+# Stages that must not do I/O: no network, files, processes or terminal.
+PURE = ("cmdsync.plan", "cmdsync.state", "cmdsync.apply.strategy", "cmdsync.apply.guardrails",
+        "cmdsync.apply.result", "cmdsync.apply.form_errors")
+IO_MODULES = {"httpx", "os", "io", "socket", "sqlite3", "subprocess", "shutil", "tempfile",
+              "asyncio", "sys", "rich", "typer", "cmdsync.client", "cmdsync.runners",
+              "cmdsync.render", "cmdsync.emulator"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imported(path: Path, name: str, known: dict[str, Path]) -> Iterator[str]:
+    """Every module ``path`` imports: cmdsync modules resolved, others by their top name."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                       for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target not in known and "." in target and target.startswith("cmdsync"):
+                target = target.rpartition(".")[0]
+            yield target if target.startswith("cmdsync") else target.split(".")[0]
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: {t for t in imported(path, name, known) if t != name}
+            for name, path in known.items()}
+
+
+def test_the_package_has_at_most_15_entries() -> None:
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 15, entries
+
+
+def test_no_module_imports_itself_through_a_cycle() -> None:
+    edges = {m: {t for t in ts if t.startswith("cmdsync")} for m, ts in graph().items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in edges.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+@pytest.mark.parametrize("stage", PURE)
+def test_pure_stages_do_no_io(stage: str) -> None:
+    found = {m: sorted(t for t in ts if any(t == i or t.startswith(i + ".") for i in IO_MODULES))
+             for m, ts in graph().items() if m == stage or m.startswith(stage + ".")}
+    assert {m: ts for m, ts in found.items() if ts} == {}
+
+
+def test_only_render_writes_to_the_terminal() -> None:
+    writers = []
+    for name, path in modules().items():
+        if name.startswith(("cmdsync.render", "cmdsync.emulator")):
+            continue  # the emulator is a server: uvicorn and its banner are its own
+        text = path.read_text(encoding="utf-8")
+        if any(call in text for call in ("sys.stdout.write(", "sys.stderr.write(", "print(",
+                                         "typer.echo(", "typer.confirm(")):
+            writers.append(name)
+    assert writers == []
+
+
+def test_the_client_does_not_import_the_manifest() -> None:
+    client = {m: ts for m, ts in graph().items() if m.startswith("cmdsync.client")}
+    assert {m: sorted(t for t in ts if t.startswith(("cmdsync.manifest", "cmdsync.validate")))
+            for m, ts in client.items() if any(t.startswith(("cmdsync.manifest",
+                                                             "cmdsync.validate")) for t in ts)
+            } == {}
+
+
+def test_no_emulator_module_shadows_a_core_module() -> None:
+    core = {p.stem for p in PACKAGE.rglob("*.py") if "emulator" not in p.parts} | {
+        p.name for p in PACKAGE.rglob("*") if p.is_dir() and "emulator" not in p.parts}
+    emulator = {p.stem for p in (PACKAGE / "emulator").glob("*.py")} - {"__init__"}
+    assert sorted(emulator & core) == []
+
+
+def test_no_test_module_imports_another() -> None:
+    offenders = []
+    for path in paths.TESTS.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.split(".")[-1].startswith("test_")):
+                offenders.append(f"{path.relative_to(paths.TESTS)}: {node.module}")
+    assert offenders == []
