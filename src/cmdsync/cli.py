@@ -266,6 +266,8 @@ def pull(
     output_file: Annotated[str | None, typer.Option(
         "--output", "-o", help="Write the manifest to FILE (default: standard output).",
         metavar="FILE", show_default=False)] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace FILE when it exists.")] = False,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -286,11 +288,9 @@ def pull(
     if output_file is None:
         console.out(text)
         return EXIT_OK
-    try:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise CmdsyncError(f"cannot write {output_file}: {exc.strerror or exc}") from exc
+    from cmdsync.manifest.files import write_file
+
+    write_file(output_file, text, what="the manifest", overwrite=force)
     console.err(f"Wrote {output_file}.\n")
     return EXIT_OK
 

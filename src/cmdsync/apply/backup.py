@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.files import write_file
 from cmdsync.state import LiveState
 from cmdsync.state.as_manifest import to_manifest
 
@@ -67,16 +68,19 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
                   f"#   cmdsync apply {relative}\n")
         text = header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True,
                                        default_flow_style=False, width=100)
+        target = os.path.join(cwd, relative)
+        if os.path.lexists(target):
+            continue
         try:
             os.makedirs(directory, exist_ok=True)
-            with open(os.path.join(cwd, relative), "x", encoding="utf-8") as handle:
-                handle.write(text)
-            return relative
-        except FileExistsError:
-            continue
         except OSError as exc:
             raise CmdsyncError(f"cannot write the backup {relative}: {exc.strerror or exc}; "
                                "nothing was changed") from exc
+        try:
+            write_file(target, text, what="the backup", overwrite=False)
+        except CmdsyncError as exc:
+            raise CmdsyncError(f"{exc}; nothing was changed") from exc
+        return relative
     raise AssertionError("unreachable")
 
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.files import write_file
 
 LEDGER_PATH = os.path.join(".cmdsync", "ledger.json")
 FORMAT_VERSION = 1
@@ -100,8 +100,5 @@ def record(cwd: str, *, api_url: str, application_id: str, scope: str, count: in
 
 def _write(path: str, data: Mapping[str, Any]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".ledger-")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=2, sort_keys=True)
-        out.write("\n")
-    os.replace(temp, path)
+    write_file(path, json.dumps(data, indent=2, sort_keys=True) + "\n",
+               what="the create ledger")

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
+from cmdsync.manifest.files import NotARegularFile, TooLarge, read_bounded
 from cmdsync.manifest.interpolate import interpolate
 
 Path = tuple[str | int, ...]
@@ -128,13 +129,14 @@ def _problem(doc: Document, rule: str, message: str, line: int = 1, column: int 
 
 def _read_text(path: str, doc: Document) -> str | None:
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            _problem(doc, "CS001", f"file is {size:,} bytes; manifests are limited to "
-                     f"{MAX_BYTES:,} bytes: split it into several files", 0, 0)
-            return None
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_bounded(path, MAX_BYTES)
+    except TooLarge as exc:
+        _problem(doc, "CS001", f"file is {exc.size:,} bytes; manifests are limited to "
+                 f"{MAX_BYTES:,} bytes: split it into several files", 0, 0)
+        return None
+    except NotARegularFile as exc:
+        _problem(doc, "CS001", f"cannot read file: {exc}; give a manifest file", 0, 0)
+        return None
     except OSError as exc:
         _problem(doc, "CS001", f"cannot read file: {exc.strerror or exc}", 0, 0)
         return None

@@ -212,10 +212,10 @@ class TerminalHooks:
 
 
 def _draw(plan: Plan, stream: IO[str]) -> None:
+    from cmdsync.render import console
     from cmdsync.render import plan as render_plan
-    from cmdsync.render.console import rich_console, use_colour
 
-    if use_colour(stream):
-        rich_console(stream).print(render_plan.to_rich(plan), end="")
+    if console.use_colour(stream):
+        console.rich(render_plan.to_rich(plan), stream)
     else:
-        stream.write(render_plan.to_text(plan))
+        console.write(stream, render_plan.to_text(plan))

@@ -3,6 +3,9 @@
 :func:`out` (standard output: results, plans, JSON documents) and :func:`err`
 (standard error: diagnostics beside a result, warnings, errors) are what the
 CLI writes through; prompts and progress bars are in :mod:`cmdsync.render.apply`.
+Everything written here passes :func:`cmdsync.client.redact.redact` first, so a
+secret that reached a message (an error body that echoes the
+``Authorization`` header, say) is never printed, whichever command met it.
 The rich console is imported only when colour is used.
 """
 
@@ -12,6 +15,8 @@ import os
 import sys
 from collections.abc import Callable
 from typing import IO, Any
+
+from cmdsync.client.redact import redact
 
 
 def use_colour(stream: IO[str]) -> bool:
@@ -32,13 +37,30 @@ def rich_console(stream: IO[str] | None = None) -> Any:
 
 
 def out(text: str) -> None:
-    """Write ``text`` to standard output, as it is (no newline added)."""
-    sys.stdout.write(text)
+    """Write ``text`` to standard output, secrets redacted (no newline added)."""
+    sys.stdout.write(redact(text))
 
 
 def err(text: str) -> None:
-    """Write ``text`` to standard error, as it is (no newline added)."""
-    sys.stderr.write(text)
+    """Write ``text`` to standard error, secrets redacted (no newline added)."""
+    sys.stderr.write(redact(text))
+
+
+def write(stream: IO[str], text: str) -> None:
+    """Write ``text`` to ``stream`` (a prompt's), secrets redacted."""
+    stream.write(redact(text))
+
+
+def rich(renderable: Any, stream: IO[str] | None = None) -> None:
+    """Print a rich renderable in colour to ``stream`` (stdout), secrets redacted.
+
+    The renderable is drawn into a string first, so redaction sees the text
+    exactly as it would reach the terminal.
+    """
+    console = rich_console(stream)
+    with console.capture() as captured:
+        console.print(renderable, end="")
+    (stream or sys.stdout).write(redact(captured.get()))
 
 
 def warn(message: str) -> None:
@@ -49,6 +71,6 @@ def warn(message: str) -> None:
 def text_or_rich(plain: str, styled: Callable[[], Any]) -> None:
     """Write ``plain`` to standard output, or ``styled()`` through rich when colouring."""
     if use_colour(sys.stdout):
-        rich_console().print(styled(), end="")
+        rich(styled())
     else:
         out(plain)

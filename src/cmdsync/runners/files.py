@@ -6,27 +6,23 @@ Reading and writing live here, so :mod:`cmdsync.plan.planfile` stays pure
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.files import read_bounded, write_file
 from cmdsync.plan.changes import Plan
 from cmdsync.plan.planfile import dumps, loads
 
+MAX_PLAN_BYTES = 256 * 1024 * 1024
+
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None) -> None:
-    """Write the plan to ``path`` atomically (a temporary file, then a rename).
+    """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
+    a regular file only, secrets redacted).
 
-    Raises :class:`~cmdsync.errors.CmdsyncError` when it cannot be written.
+    Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
+    symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
+    when it cannot be written.
     """
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        handle, temp = tempfile.mkstemp(dir=directory, prefix=".cmdsync-plan-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(dumps(plan, api_url=api_url))
-        os.replace(temp, path)
-    except OSError as exc:
-        raise CmdsyncError(f"cannot write the plan to {path}: {exc.strerror or exc}") from exc
+    write_file(path, dumps(plan, api_url=api_url), what="the plan")
 
 
 def load_plan(path: str) -> tuple[Plan, str | None]:
@@ -36,8 +32,7 @@ def load_plan(path: str) -> tuple[Plan, str | None]:
     one that is not a cmdsync plan (:func:`cmdsync.plan.planfile.loads`).
     """
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_bounded(path, MAX_PLAN_BYTES).decode("utf-8")
     except (OSError, ValueError) as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
     return loads(text, path=path)

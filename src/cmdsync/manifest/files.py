@@ -1,0 +1,119 @@
+"""The files cmdsync reads and writes for the user: bounded reads, safe writes.
+
+Reads (:func:`read_bounded`) take regular files only, opened without
+blocking, and read at most a limit: a FIFO, a device such as ``/dev/zero``
+or a pipe (``<(...)``) is refused at once instead of hanging or filling
+memory.
+
+Writes (:func:`write_file`) are atomic (a temporary file beside the
+destination, then a rename), refuse a destination that is a symbolic link
+or not a regular file (a FIFO, a device, a directory) instead of replacing
+it or writing through it, overwrite an existing file only when asked, and
+redact secrets (:func:`cmdsync.client.redact.redact`) from what they write.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+
+from cmdsync.client.redact import redact
+from cmdsync.errors import CmdsyncError, UsageError
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"))
+
+
+class NotARegularFile(OSError):
+    """The path is a FIFO, a device, a directory or a socket; ``kind`` says which."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"it is {kind}, not a regular file")
+        self.kind = kind
+
+
+class TooLarge(OSError):
+    """The file holds more than the limit; ``size`` is what was seen (bytes)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"it is larger than allowed ({size:,} bytes or more)")
+        self.size = size
+
+
+def kind_of(mode: int) -> str | None:
+    """``"a FIFO (named pipe)"`` and the like for what is not a regular file; else None."""
+    return next((name for test, name in _KINDS if test(mode)), None)
+
+
+def read_bounded(path: str, limit: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises :class:`NotARegularFile` for anything else (without waiting for
+    a FIFO's writer), :class:`TooLarge` past ``limit`` bytes, and
+    ``OSError`` when it cannot be opened.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        kind = kind_of(info.st_mode)
+        if kind is not None:
+            raise NotARegularFile(kind)
+        if info.st_size > limit:
+            raise TooLarge(info.st_size)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(len(data))
+    return data
+
+
+def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
+               mode: int = 0o644) -> None:
+    """Write ``text`` (secrets redacted) to ``path`` atomically.
+
+    ``what`` names the file in messages (``"the plan"``). Raises
+    :class:`~cmdsync.errors.UsageError` for a destination that is a symbolic
+    link or not a regular file, or that exists when ``overwrite`` is False
+    (the message says to pass ``--force``), and
+    :class:`~cmdsync.errors.CmdsyncError` when it cannot be written.
+    ``mode`` is the new file's permission bits (before the umask).
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise CmdsyncError(f"cannot write {what} to {path}: {exc.strerror or exc}") from exc
+    if info is not None:
+        kind = kind_of(info.st_mode)
+        if kind is not None:
+            raise UsageError(f"refusing to write {what} to {path}: it is {kind}, not a "
+                             "regular file; give the path of a regular file")
+        if not overwrite:
+            raise UsageError(f"refusing to overwrite {path}: it exists; pass --force to "
+                             "replace it")
+    directory = os.path.dirname(os.path.abspath(path))
+    temp = None
+    try:
+        handle, temp = tempfile.mkstemp(dir=directory, prefix=".cmdsync-")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(redact(text))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, mode & ~umask)
+        if overwrite:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)  # fails if the path appeared meanwhile
+            os.unlink(temp)
+        temp = None
+    except FileExistsError as exc:
+        raise UsageError(f"refusing to overwrite {path}: it exists; pass --force to "
+                         "replace it") from exc
+    except OSError as exc:
+        raise CmdsyncError(f"cannot write {what} to {path}: {exc.strerror or exc}") from exc
+    finally:
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)

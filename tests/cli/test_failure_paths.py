@@ -1,0 +1,155 @@
+"""Every failure path keeps the promises: each test drives the real tool the way the
+failure was found (a stand-in server, a FIFO, a symlink, a tampered plan, a signal)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from cmdsync.emulator import seed as emulator_seed
+from cmdsync.emulator.app import create_app
+from cmdsync.emulator.instance import new_emulator
+from cmdsync.emulator.server import BackgroundServer
+from tests.support.processes import cmdsync
+
+APP = emulator_seed.APPLICATION_ID
+TOKEN = "echo-bot-" + secrets.token_hex(24)
+MANIFEST = """\
+commands:
+  - {name: ping, description: Check the bot is alive}
+"""
+
+
+class EchoingProxy:
+    """Discord's API from the emulator, except that writes fail with a 50035 whose
+    message, leaves and headers echo the request's ``Authorization`` header (as some
+    proxies and gateways do)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH", "DELETE"):
+            auth = Request(scope).headers.get("authorization", "")
+            response: Response = JSONResponse({
+                "code": 50035, "message": f"Invalid Form Body (sent {auth})",
+                "errors": {"0": {"name": {"_errors": [
+                    {"code": "BASE_TYPE_BAD_LENGTH", "message": f"echo: {auth}"}]}}}},
+                status_code=400)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture(scope="module")
+def echoing_server() -> Iterator[str]:
+    seed = emulator_seed.default_seed()
+    seed["applications"][0]["bot_token"] = TOKEN
+    with BackgroundServer(EchoingProxy(create_app(new_emulator(seed=seed)))) as base_url:
+        yield f"{base_url}/api/v10"
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_token_echoed_by_a_failed_write_is_never_printed(echoing_server: str, tmp_path: Path,
+                                                           output: str) -> None:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    done = cmdsync("apply", "--auto-approve", "--format", output, "--strategy", "bulk",
+                   "--api-url", echoing_server, "bot.yaml", cwd=tmp_path,
+                   env={"DISCORD_BOT_TOKEN": TOKEN, "DISCORD_APPLICATION_ID": APP})
+    assert done.returncode == 1, done.stderr
+    everything = done.stdout + done.stderr
+    assert "Invalid Form Body" in everything and "[redacted]" in everything
+    assert TOKEN not in everything
+    written = "".join(p.read_text(encoding="utf-8", errors="replace")
+                      for p in tmp_path.rglob("*") if p.is_file())
+    assert TOKEN not in written
+
+
+# --- input that is not a regular file -------------------------------------------------
+
+def test_validate_refuses_dev_zero_at_once(tmp_path: Path) -> None:
+    started = time.monotonic()
+    done = cmdsync("validate", "/dev/zero", cwd=tmp_path, timeout=20)
+    assert done.returncode == 2
+    assert "/dev/zero: CS001 cannot read file: it is a character device, not a regular " \
+           "file; give a manifest file" in done.stdout
+    assert time.monotonic() - started < 15  # a bound, not a timing: it used to never end
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["named", "in-a-directory"])
+def test_validate_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path,
+                                                              inside: bool) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "good.yaml").write_text(MANIFEST, encoding="utf-8")
+    os.mkfifo(folder / "pipe.yaml")
+    target = "manifests" if inside else "manifests/pipe.yaml"
+    done = cmdsync("validate", target, cwd=tmp_path, timeout=20)
+    assert done.returncode == 2
+    assert "pipe.yaml: CS001 cannot read file: it is a FIFO (named pipe), not a regular " \
+           "file" in done.stdout
+
+
+def test_validate_refuses_a_pipe_past_the_size_cap(tmp_path: Path) -> None:
+    script = f"exec {shlex.quote(sys.executable)} -m cmdsync validate <(head -c 20000000 /dev/zero)"
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=30, check=False,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "not a regular file" in done.stdout
+
+
+# --- files cmdsync writes --------------------------------------------------------------
+
+def _plan_out(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    return cmdsync("plan", "--local", "--out", target, "bot.yaml", cwd=tmp_path)
+
+
+def test_plan_out_refuses_a_symlink_and_leaves_its_target(tmp_path: Path) -> None:
+    (tmp_path / "real.json").write_text("keep me", encoding="utf-8")
+    (tmp_path / "plan.json").symlink_to(tmp_path / "real.json")
+    done = _plan_out(tmp_path, "plan.json")
+    assert done.returncode == 2
+    assert "error: refusing to write the plan to plan.json: it is a symbolic link, not a " \
+           "regular file; give the path of a regular file" in done.stderr
+    assert (tmp_path / "plan.json").is_symlink()
+    assert (tmp_path / "real.json").read_text(encoding="utf-8") == "keep me"
+
+
+def test_plan_out_refuses_a_fifo_and_a_device(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.json")
+    done = _plan_out(tmp_path, "fifo.json")
+    assert done.returncode == 2 and "it is a FIFO (named pipe)" in done.stderr
+    assert (tmp_path / "fifo.json").is_fifo()
+    done = _plan_out(tmp_path, "/dev/null")
+    assert done.returncode == 2 and "it is a character device" in done.stderr
+    assert Path("/dev/null").is_char_device()
+
+
+def test_pull_never_overwrites_a_manifest_without_force(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text("# hand-written\n" + MANIFEST, encoding="utf-8")
+    done = cmdsync("pull", "--local", "-o", "bot.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "error: refusing to overwrite bot.yaml: it exists; pass --force to replace it" \
+        in done.stderr
+    assert (tmp_path / "bot.yaml").read_text(encoding="utf-8").startswith("# hand-written")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "bot.yaml")
+    done = cmdsync("pull", "--local", "-o", "link.yaml", "--force", cwd=tmp_path)
+    assert done.returncode == 2 and "it is a symbolic link" in done.stderr
+    done = cmdsync("pull", "--local", "-o", "bot.yaml", "--force", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Written by cmdsync pull" in (tmp_path / "bot.yaml").read_text(encoding="utf-8")
+    assert json.loads(json.dumps(done.stderr)) == "Wrote bot.yaml.\n"
