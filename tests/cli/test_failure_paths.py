@@ -153,3 +153,111 @@ def test_pull_never_overwrites_a_manifest_without_force(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Written by cmdsync pull" in (tmp_path / "bot.yaml").read_text(encoding="utf-8")
     assert json.loads(json.dumps(done.stderr)) == "Wrote bot.yaml.\n"
+
+
+# --- saved plans -----------------------------------------------------------------------
+
+TWO = """\
+commands:
+  - {name: ping, description: Check the bot is alive}
+  - {name: echo, description: Say it back}
+"""
+
+
+def _saved_plan(tmp_path: Path) -> dict[str, object]:
+    """Apply TWO locally, change echo's description, save the plan: one update, one no-op."""
+    (tmp_path / "bot.yaml").write_text(TWO, encoding="utf-8")
+    assert cmdsync("apply", "--local", "--auto-approve", "bot.yaml", cwd=tmp_path).returncode == 0
+    (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Repeat"), encoding="utf-8")
+    done = cmdsync("plan", "--local", "--out", "plan.json", "bot.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    document: dict[str, object] = json.loads((tmp_path / "plan.json").read_text("utf-8"))
+    return document
+
+
+def _commands(document: dict[str, object]) -> list[dict[str, object]]:
+    scopes = document["scopes"]
+    assert isinstance(scopes, list)
+    commands: list[dict[str, object]] = scopes[0]["commands"]
+    return commands
+
+
+def _apply_refused(tmp_path: Path, document: dict[str, object], *, redigest: bool) -> str:
+    from cmdsync.plan.planfile import plan_digest
+
+    if redigest:
+        document["plan_digest"] = plan_digest(document)
+    (tmp_path / "plan.json").write_text(json.dumps(document), encoding="utf-8")
+    done = cmdsync("apply", "--local", "plan.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    unchanged = cmdsync("plan", "--local", "--detailed-exitcode", "bot.yaml", cwd=tmp_path)
+    assert unchanged.returncode == 2  # nothing was written: the update is still to do
+    return done.stderr
+
+
+def _edit_body(document: dict[str, object]) -> None:
+    update = next(c for c in _commands(document) if c["action"] == "update")
+    body = update["body"]
+    assert isinstance(body, dict)
+    body["description"] = "Something else entirely"
+
+
+def _add_create(document: dict[str, object]) -> None:
+    _commands(document).append({
+        "action": "create", "type": 1, "name": "backdoor", "id": None, "version": None,
+        "renamed_from": None, "note": None, "changes": [],
+        "body": {"type": 1, "name": "backdoor", "description": "Not in any manifest"}})
+
+
+def _edit_no_op(document: dict[str, object]) -> None:
+    kept = next(c for c in _commands(document) if c["action"] == "no-op")
+    body = kept["body"]
+    assert isinstance(body, dict)
+    body["description"] = "Changed quietly"
+
+
+def _edit_digest(document: dict[str, object]) -> None:
+    document["plan_digest"] = "sha256:" + "0" * 64
+
+
+@pytest.mark.parametrize("tamper", [_edit_body, _add_create, _edit_no_op, _edit_digest],
+                         ids=["request-body", "added-create", "no-op-body", "digest"])
+def test_a_tampered_saved_plan_is_refused_before_any_request(tmp_path: Path, tamper: object
+                                                             ) -> None:
+    document = _saved_plan(tmp_path)
+    assert callable(tamper)
+    tamper(document)
+    err = _apply_refused(tmp_path, document, redigest=False)
+    assert err == ("error: the saved plan plan.json was changed after cmdsync wrote it (its "
+                   "plan_digest does not match its content); nothing was changed. Plan again: "
+                   "`cmdsync plan --out FILE`\n")
+
+
+@pytest.mark.parametrize("tamper, reason", [
+    (_edit_body, "global: chat_input 'echo': the plan sends another body than the manifests "
+                 "give"),
+    (_add_create, "global: chat_input 'backdoor': the plan would create it, but the manifests "
+                  "do not declare it"),
+    (_edit_no_op, "global: chat_input 'ping': the plan sends another body than the manifests "
+                  "give"),
+], ids=["request-body", "added-create", "no-op-body"])
+def test_a_re_digested_plan_is_held_against_its_manifests(tmp_path: Path, tamper: object,
+                                                          reason: str) -> None:
+    document = _saved_plan(tmp_path)
+    assert callable(tamper)
+    tamper(document)
+    err = _apply_refused(tmp_path, document, redigest=True)
+    assert err == ("error: the saved plan plan.json does not match the manifests it was made "
+                   "from (bot.yaml); nothing was changed. Plan again (`cmdsync plan --out "
+                   f"FILE`):\n  - {reason}\n")
+
+
+def test_a_plan_whose_manifests_changed_since_is_refused(tmp_path: Path) -> None:
+    document = _saved_plan(tmp_path)
+    (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Echo"), encoding="utf-8")
+    err = _apply_refused(tmp_path, document, redigest=False)
+    assert "global: chat_input 'echo': the plan sends another body than the manifests give" \
+        in err
+    (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Repeat"), encoding="utf-8")
+    done = cmdsync("apply", "--local", "plan.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # the untampered plan applies

@@ -181,7 +181,7 @@ def test_json_document_exact() -> None:
                 live({"global": [cmd("10", "ping")]}))
     assert to_document(plan) == {
         "format_version": 1, "application_id": APP, "api_url": None,
-        "manifest_digest": plan.manifest_digest,
+        "manifest_digest": plan.manifest_digest, "manifests": ["m.yaml"],
         "summary": {"create": 0, "update": 1, "delete": 0, "permission_sets": 0,
                     "has_changes": True},
         "scopes": [{

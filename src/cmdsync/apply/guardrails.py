@@ -18,15 +18,16 @@ plan, or one reviewed at a prompt, is applied only if nothing changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from cmdsync.apply.ledger import LEDGER_PATH, Ledger, seconds_to_midnight, utc_day
 from cmdsync.apply.strategy import ScopeSteps, StepKind
 from cmdsync.errors import UnsafePlanError
 from cmdsync.model import CommandType, scope_label
-from cmdsync.plan import DAILY_CREATE_LIMIT, Plan
-from cmdsync.state import LiveState
+from cmdsync.plan import DAILY_CREATE_LIMIT, Action, Plan
+from cmdsync.state import DesiredState, LiveState
 from cmdsync.state.normalize import same
 
 LOW_BUDGET = 50  # plan warns when fewer creates than this would be left today
@@ -129,3 +130,53 @@ def _kind(value: object) -> str:
     if isinstance(value, int) and value in CommandType._value2member_map_:
         return CommandType(value).name.lower()
     return f"type {value}"
+
+
+def manifest_reasons(plan: Plan, desired: DesiredState) -> list[str]:
+    """How a saved plan's request bodies differ from what its manifests give now.
+
+    Every command the plan creates, updates or keeps as a no-op in a scope it
+    manages must be in ``desired`` with the same body (the live ``id`` and an
+    ``integration_types`` the plan filled in aside); every desired command
+    must be in the plan. [] when they agree.
+    """
+    reasons = []
+    for scope in plan.scopes:
+        if not scope.manages_commands:
+            continue
+        wanted = {(_type(c.body), str(c.body.get("name"))): c.body
+                  for c in desired.scopes[scope.scope].commands} \
+            if scope.scope in desired.scopes else {}
+        planned = set()
+        for change in scope.commands:
+            if change.action is Action.DELETE or change.note is not None:
+                continue
+            key = (change.type, change.name)
+            planned.add(key)
+            body = wanted.get(key)
+            where = f"{scope_label(scope.scope)}: {_kind(change.type)} {change.name!r}"
+            if body is None:
+                reasons.append(f"{where}: the plan would {change.action.word} it, but the "
+                               "manifests do not declare it")
+            elif not _same_body(change.body or {}, body):
+                reasons.append(f"{where}: the plan sends another body than the manifests give")
+        reasons.extend(f"{scope_label(scope.scope)}: {_kind(kind)} {name!r}: declared in the "
+                       "manifests, missing from the plan"
+                       for kind, name in sorted(set(wanted) - planned))
+    if desired.digest != plan.manifest_digest and not reasons:
+        reasons.append("the manifests changed since the plan was made (its manifest_digest "
+                       "differs)")
+    return reasons
+
+
+def _same_body(sent: Mapping[str, Any], declared: Mapping[str, Any]) -> bool:
+    sent = {k: v for k, v in sent.items() if k != "id"}
+    declared = {k: v for k, v in declared.items() if k != "id"}
+    if "integration_types" not in declared:
+        sent.pop("integration_types", None)  # filled in by the plan from the live command
+    return same(sent, declared)
+
+
+def _type(body: Mapping[str, Any]) -> int:
+    value = body.get("type", 1)
+    return int(value) if isinstance(value, int) else 1

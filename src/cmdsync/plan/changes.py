@@ -128,6 +128,7 @@ class Plan:
     warnings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     manifest_digest: str = ""
+    manifests: tuple[str, ...] = ()  # the files the plan was made from, as given
 
     def count(self, action: Action) -> int:
         return sum(scope.count(action) for scope in self.scopes)

@@ -77,7 +77,7 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
     warnings.extend(rename_warnings(matched, desired, live))
     warnings.extend(_rename_hints(matched))
     return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
-                desired.digest)
+                desired.digest, desired.files)
 
 
 def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,

@@ -3,11 +3,16 @@
 The same document is printed by ``cmdsync plan --format json`` and saved by
 ``--out FILE`` for ``cmdsync apply FILE``. It holds the manifest digest and
 each live command's id and version (so apply can refuse a stale plan), the
-request bodies apply sends, and never a token or any other credential.
+request bodies apply sends, the manifest files it was made from, and never a
+token or any other credential. ``plan_digest`` is the SHA-256 of the whole
+document but itself (:func:`plan_digest`): :func:`loads` refuses a plan
+whose content no longer matches it, so what apply sends is what the plan
+showed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +41,7 @@ def to_document(plan: Plan, *, api_url: str | None = None) -> dict[str, Any]:
         "application_id": plan.application_id,
         "api_url": api_url,
         "manifest_digest": plan.manifest_digest,
+        "manifests": list(plan.manifests),
         "summary": {"create": plan.count(Action.CREATE), "update": plan.count(Action.UPDATE),
                     "delete": plan.count(Action.DELETE),
                     "permission_sets": plan.permission_changes,
@@ -94,7 +100,7 @@ def from_document(data: Mapping[str, Any]) -> Plan:
         return Plan(str(data["application_id"]),
                     tuple(_scope_from(s) for s in data["scopes"]),
                     tuple(data["warnings"]), tuple(data["errors"]),
-                    str(data["manifest_digest"]))
+                    str(data["manifest_digest"]), tuple(data.get("manifests") or ()))
     except (KeyError, TypeError, ValueError) as exc:
         raise CmdsyncError(f"saved plan is malformed: {exc}") from exc
 
@@ -115,9 +121,18 @@ def _scope_from(data: Mapping[str, Any]) -> ScopePlan:
                      data["creates"], dict(data["totals"]), live)
 
 
+def plan_digest(document: Mapping[str, Any]) -> str:
+    """``"sha256:<hex>"`` of ``document`` without its ``plan_digest`` (keys sorted, compact)."""
+    content = {k: v for k, v in document.items() if k != "plan_digest"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def dumps(plan: Plan, *, api_url: str | None = None) -> str:
-    """The document as indented JSON text, ending with a newline."""
-    return json.dumps(to_document(plan, api_url=api_url), indent=2, ensure_ascii=False) + "\n"
+    """The document, with its ``plan_digest``, as indented JSON text ending with a newline."""
+    document = to_document(plan, api_url=api_url)
+    document["plan_digest"] = plan_digest(document)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
@@ -141,5 +156,9 @@ def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
     if problems:
         where = "/".join(str(p) for p in problems[0].absolute_path)
         raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: {problems[0].message}")
+    if data.get("plan_digest") != plan_digest(data):
+        raise CmdsyncError(f"the saved plan {path} was changed after cmdsync wrote it (its "
+                           "plan_digest does not match its content); nothing was changed. "
+                           "Plan again: `cmdsync plan --out FILE`")
     api_url = data.get("api_url")
     return from_document(data), api_url if isinstance(api_url, str) else None

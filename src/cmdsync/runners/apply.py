@@ -28,6 +28,7 @@ from cmdsync.apply import ledger
 from cmdsync.apply.backup import backup_manifest, write_backup
 from cmdsync.apply.execute import Context, Observer, execute, request_records
 from cmdsync.apply.guardrails import (
+    manifest_reasons,
     raise_if_unsafe,
     stale_reasons,
     unsafe_reasons,
@@ -49,8 +50,8 @@ from cmdsync.runners.session import (
     fetch_scopes,
     open_session,
 )
-from cmdsync.state import DesiredState, LiveState
-from cmdsync.validate import ValidationResult
+from cmdsync.state import DesiredState, LiveState, desired_state
+from cmdsync.validate import ValidationResult, validate_paths
 
 Clock = Callable[[], float]  # epoch seconds
 NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
@@ -155,6 +156,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
+    _check_manifests(path, plan, cwd=cwd, env=env)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
     scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
@@ -176,6 +178,30 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                                 cwd=cwd, clock=clock, entries={}, confirm=False)
 
     return aio.run(run())
+
+
+def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str]) -> None:
+    """Refuse a saved plan whose manifests, present here, now give other bodies.
+
+    In a CI checkout the manifests a plan was made from are beside it; a plan
+    edited by hand (or made from other files) must not be applied. Without
+    them (the plan alone was kept) the plan's own digest is the check.
+    Raises :class:`~cmdsync.errors.UnsafePlanError` before any request.
+    """
+    files = [os.path.join(cwd, f) for f in plan.manifests]
+    if not files or not all(os.path.isfile(f) for f in files):
+        return
+    validation = validate_paths(files, env=env)
+    heading = (f"the saved plan {path} does not match the manifests it was made from "
+               f"({', '.join(plan.manifests)}); nothing was changed. Plan again "
+               "(`cmdsync plan --out FILE`):")
+    if validation.errors or validation.manifest is None:
+        raise UnsafePlanError(["the manifests no longer validate: run `cmdsync validate`"],
+                              heading=heading)
+    desired = desired_state(validation.manifest, application_id=plan.application_id)
+    reasons = manifest_reasons(plan, desired)
+    if reasons:
+        raise UnsafePlanError(reasons, heading=heading)
 
 
 async def _apply(session: Session, plan: Plan, live: LiveState, *,
