@@ -234,12 +234,12 @@ def test_a_tampered_saved_plan_is_refused_before_any_request(tmp_path: Path, tam
 
 
 @pytest.mark.parametrize("tamper, reason", [
-    (_edit_body, "global: chat_input 'echo': the plan sends another body than the manifests "
-                 "give"),
-    (_add_create, "global: chat_input 'backdoor': the plan would create it, but the manifests "
-                  "do not declare it"),
-    (_edit_no_op, "global: chat_input 'ping': the plan sends another body than the manifests "
-                  "give"),
+    (_edit_body, ("global: chat_input 'echo': the plan sends another body than the manifests "
+                 "give")),
+    (_add_create, ("global: chat_input 'backdoor': the plan would create it, but the manifests "
+                  "do not declare it")),
+    (_edit_no_op, ("global: chat_input 'ping': the plan sends another body than the manifests "
+                  "give")),
 ], ids=["request-body", "added-create", "no-op-body"])
 def test_a_re_digested_plan_is_held_against_its_manifests(tmp_path: Path, tamper: object,
                                                           reason: str) -> None:
