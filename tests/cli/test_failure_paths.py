@@ -261,3 +261,52 @@ def test_a_plan_whose_manifests_changed_since_is_refused(tmp_path: Path) -> None
     (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Repeat"), encoding="utf-8")
     done = cmdsync("apply", "--local", "plan.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr  # the untampered plan applies
+
+
+# --- the create ledger -----------------------------------------------------------------
+
+RECORDER = """\
+import sys
+from cmdsync.apply import ledger
+for _ in range(int(sys.argv[2])):
+    ledger.record(sys.argv[1], api_url="local", application_id="1", scope=sys.argv[3],
+                  count=1, now=1_750_000_000.0)
+"""
+
+
+def test_two_processes_recording_at_once_lose_no_create(tmp_path: Path) -> None:
+    runs = [subprocess.Popen([sys.executable, "-c", RECORDER, str(tmp_path), "150", scope])
+            for scope in ("global", "222222222222222222")]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    from cmdsync.apply import ledger
+
+    counts = ledger.load(str(tmp_path))
+    day = ledger.utc_day(1_750_000_000.0)
+    assert [counts.used("local", "1", scope, day)
+            for scope in ("global", "222222222222222222")] == [150, 150]
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('"abc"', "expected an object with format_version 1"),
+    ("[]", "expected an object with format_version 1"),
+    ("1e400", "expected an object with format_version 1"),
+    ('{"format_version": 1, "creates": {"local:x": {"1": {"global": {"2025-06-15": -5}}}}}',
+     "creates/local:x/1/global/2025-06-15 is -5, not a count of 0 or more"),
+    ('{"format_version": 1, "creates": {"a": {"1": {"global": "many"}}}}',
+     "creates/a/1/global must be an object of days"),
+    ('{"format_version": 1, "creates": {"a": {"1": {"global": {"d": Infinity}}}}}', None),
+], ids=["string", "array", "huge-number", "negative", "wrong-type", "infinity"])
+def test_a_malformed_ledger_is_a_clear_error_naming_the_file(tmp_path: Path, content: str,
+                                                             problem: str | None) -> None:
+    (tmp_path / ".cmdsync").mkdir()
+    (tmp_path / ".cmdsync" / "ledger.json").write_text(content, encoding="utf-8")
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    for verb in (["plan"], ["apply", "--auto-approve"]):
+        done = cmdsync(*verb, "--local", "bot.yaml", cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        path = tmp_path / ".cmdsync" / "ledger.json"
+        if problem is None:
+            assert done.stderr.startswith(f"error: cannot read the create ledger {path}: ")
+        else:
+            assert done.stderr == (f"error: {path} is not a cmdsync create ledger ({problem}): "
+                                   "delete it to start a new one\n")

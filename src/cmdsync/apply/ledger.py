@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import write_file
 
@@ -61,41 +63,80 @@ class Ledger:
 def load(cwd: str) -> Ledger:
     """The ledger under ``cwd``; empty when there is none.
 
-    Raises :class:`~cmdsync.errors.CmdsyncError` for a file that is not a
-    ledger (rather than guess, and let a budget check pass wrongly).
+    Raises :class:`~cmdsync.errors.CmdsyncError` naming the file when it is
+    not a ledger (not JSON, another shape, a count that is not a whole
+    number of 0 or more), rather than guess and let a budget check pass
+    wrongly.
     """
     path = os.path.join(cwd, LEDGER_PATH)
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = json.load(handle, parse_constant=_refuse_constant)
     except FileNotFoundError:
         return Ledger()
     except (OSError, ValueError) as exc:
         raise CmdsyncError(f"cannot read the create ledger {path}: {exc}: delete it to start "
                            "a new one") from exc
-    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION \
-            or not isinstance(data.get("creates"), dict):
-        raise CmdsyncError(f"{path} is not a cmdsync create ledger: delete it to start a "
-                           "new one")
+    problem = _shape_problem(data)
+    if problem:
+        raise CmdsyncError(f"{path} is not a cmdsync create ledger ({problem}): delete it to "
+                           "start a new one")
     return Ledger(data["creates"])
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number a ledger holds")
+
+
+def _shape_problem(data: Any) -> str | None:
+    """What is wrong with a ledger document, or None."""
+    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
+        return f"expected an object with format_version {FORMAT_VERSION}"
+    creates = data.get("creates")
+    if not isinstance(creates, dict):
+        return "creates must be an object"
+    for api, apps in creates.items():
+        for app, scopes in (apps.items() if isinstance(apps, dict) else [(None, None)]):
+            for scope, days in (scopes.items() if isinstance(scopes, dict) else [(None, None)]):
+                if not isinstance(days, dict):
+                    return f"creates/{api}/{app}/{scope} must be an object of days"
+                for day, count in days.items():
+                    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                        return (f"creates/{api}/{app}/{scope}/{day} is {count!r}, not a "
+                                "count of 0 or more")
+    return None
 
 
 def record(cwd: str, *, api_url: str, application_id: str, scope: str, count: int,
            now: float) -> None:
-    """Add ``count`` creates to today's entry (``now`` in epoch seconds); atomic write."""
+    """Add ``count`` creates to today's entry (``now`` in epoch seconds).
+
+    Read, changed and written under a file lock (``ledger.json.lock``, the
+    ``filelock`` library), the write atomic: two applies in one directory at
+    once lose no create. Raises :class:`~cmdsync.errors.CmdsyncError` as
+    :func:`load` does, or when the lock cannot be taken within 60 seconds.
+    """
     if count <= 0:
         return
-    ledger = load(cwd)
-    keep = {utc_day(now), utc_day(now - 86400)}
-    table: dict[str, Any] = json.loads(json.dumps(ledger.creates))
-    for apps in table.values():
-        for scopes in apps.values():
-            for scope_id in list(scopes):
-                scopes[scope_id] = {d: n for d, n in scopes[scope_id].items() if d in keep}
-    days = table.setdefault(api_url, {}).setdefault(application_id, {}).setdefault(scope, {})
-    days[utc_day(now)] = int(days.get(utc_day(now), 0)) + count
-    _write(os.path.join(cwd, LEDGER_PATH), {"format_version": FORMAT_VERSION,
-                                            "creates": table})
+    path = os.path.join(cwd, LEDGER_PATH)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with FileLock(path + ".lock", timeout=60):
+            ledger = load(cwd)
+            keep = {utc_day(now), utc_day(now - 86400)}
+            table: dict[str, Any] = json.loads(json.dumps(ledger.creates))
+            for apps in table.values():
+                for scopes in apps.values():
+                    for scope_id in list(scopes):
+                        scopes[scope_id] = {d: n for d, n in scopes[scope_id].items()
+                                            if d in keep}
+            days = table.setdefault(api_url, {}).setdefault(application_id, {}) \
+                .setdefault(scope, {})
+            days[utc_day(now)] = int(days.get(utc_day(now), 0)) + count
+            _write(path, {"format_version": FORMAT_VERSION, "creates": table})
+    except Timeout as exc:
+        raise CmdsyncError(f"the create ledger {path} stayed locked for 60 s (another "
+                           "cmdsync apply?): the creates it made are not counted") from exc
 
 
 def _write(path: str, data: Mapping[str, Any]) -> None:
