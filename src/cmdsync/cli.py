@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import enum
 import os
+import signal
 import sys
 from typing import Annotated, Any
 
 import typer
 
 from cmdsync import __version__
-from cmdsync.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CmdsyncError
+from cmdsync.errors import (
+    EXIT_BUG,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    CmdsyncError,
+)
 from cmdsync.render import console
 
 app = typer.Typer(
@@ -359,7 +367,7 @@ def _stdin_is_terminal() -> bool:
 
 def _apply_exit(run: Any, *, json_output: bool) -> int:
     """Write an apply's outcome and return its exit code."""
-    from cmdsync.errors import EXIT_FAILURE
+    from cmdsync.errors import EXIT_FAILURE, EXIT_TERMINATED
     from cmdsync.render import apply as render
     from cmdsync.render import diagnostics as render_diagnostics
 
@@ -375,6 +383,8 @@ def _apply_exit(run: Any, *, json_output: bool) -> int:
     else:
         shown = run.validation is not None and run.result.scopes  # below the plan
         console.out(("\n" if shown else "") + render.to_text(run.result))
+    if run.result.interrupted:
+        return EXIT_TERMINATED if run.result.interrupted == "SIGTERM" else EXIT_INTERRUPTED
     return EXIT_OK if run.result.ok else EXIT_FAILURE
 
 
@@ -408,14 +418,16 @@ def _refuse_tokens(args: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and exit with its code; the one error boundary.
 
-    Messages pass through :func:`cmdsync.client.redact.redact` on their way out, so
-    no secret is printed even when an error carries one.
+    Messages go out through :mod:`cmdsync.render.console`, which redacts
+    secrets, so none is printed even when an error carries one. SIGTERM
+    (what a CI cancel sends) ends a command with a message and exit 143;
+    during apply's writes it stops apply cleanly instead (see
+    :mod:`cmdsync.runners.apply`).
     """
-    from cmdsync.client.redact import redact
-
     # typer vendors click in recent releases; find its ClickException either way.
     click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__
                                             if c.__name__ == "ClickException")
+    previous = _on_sigterm(_terminated)
     try:
         _refuse_tokens(sys.argv[1:] if argv is None else argv)
         code = app(args=argv, standalone_mode=False, prog_name="cmdsync")
@@ -427,17 +439,38 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
+    except Terminated:
+        console.err("\nTerminated (SIGTERM).\n")
+        code = EXIT_TERMINATED
     except CmdsyncError as exc:
-        console.err(redact(f"error: {exc}\n"))
+        console.err(f"error: {exc}\n")
         code = exc.exit_code
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback
 
-            console.err(redact("".join(traceback.format_exception(exc))))
-        console.err(redact(
+            console.err("".join(traceback.format_exception(exc)))
+        console.err(
             f"internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in cmdsync. Please report it with the command you ran "
-            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n"))
+            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
         code = EXIT_BUG
+    finally:
+        _on_sigterm(previous)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived outside apply's writing (which stops cleanly and reports)."""
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Set the SIGTERM handler, returning the previous one (None off the main thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, TypeError):  # not the main thread, or no handler to restore
+        return None
+
+
+def _terminated(number: int, frame: object) -> None:
+    raise Terminated

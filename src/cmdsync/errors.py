@@ -34,7 +34,8 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_CHANGES = 2  # plan --detailed-exitcode: the plan has changes
 EXIT_BUG = 70  # EX_SOFTWARE in sysexits.h
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class CmdsyncError(Exception):

@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -20,9 +21,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
+from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.server import BackgroundServer
-from tests.support.processes import cmdsync
+from cmdsync.emulator.throttle import RateLimitConfig
+from tests.support.processes import cmdsync, cmdsync_process
 
 APP = emulator_seed.APPLICATION_ID
 TOKEN = "echo-bot-" + secrets.token_hex(24)
@@ -310,3 +313,49 @@ def test_a_malformed_ledger_is_a_clear_error_naming_the_file(tmp_path: Path, con
         else:
             assert done.stderr == (f"error: {path} is not a cmdsync create ledger ({problem}): "
                                    "delete it to start a new one\n")
+
+
+# --- an apply interrupted by a signal ----------------------------------------------------
+
+MANY = "commands:\n" + "".join(f"  - {{name: c{i}, description: Command {i}}}\n"
+                               for i in range(40))
+
+
+@pytest.mark.parametrize("sig, code, output", [
+    (signal.SIGTERM, 143, "text"), (signal.SIGINT, 130, "json")], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_apply_stops_cleanly_and_reports(tmp_path: Path, sig: signal.Signals,
+                                                      code: int, output: str) -> None:
+    instance = new_emulator(ratelimit=RateLimitConfig(global_limit=0, route_limit=0),
+                            faults=FaultConfig(latency=0.05))
+    (tmp_path / "bot.yaml").write_text(MANY, encoding="utf-8")
+    env = {"DISCORD_BOT_TOKEN": emulator_seed.BOT_TOKEN, "DISCORD_APPLICATION_ID": APP}
+    with BackgroundServer(create_app(instance)) as base_url:
+        args = ["apply", "--auto-approve", "--strategy", "per-command", "--format", output,
+                "--api-url", f"{base_url}/api/v10", "bot.yaml"]
+        process = cmdsync_process(*args, cwd=tmp_path, env=env)
+        deadline = time.monotonic() + 60
+        while instance.log.counts()["creates"] < 5:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        process.send_signal(sig)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == code, err
+        made = instance.log.counts()["creates"]
+        assert 5 <= made < 40
+        if output == "json":
+            result = json.loads(out)
+            assert (result["status"], result["interrupted"]) == ("interrupted", sig.name)
+            assert result["summary"]["created"] == made
+            assert result["summary"]["not_applied"] == 40 - made
+            assert result["backup"] is not None
+        else:
+            assert "Backed up the live state of the changed scopes to .cmdsync/backups/" in out
+            assert "global: interrupted (per command)" in out
+            assert out.endswith(f"Apply interrupted by {sig.name}: {made} created, 0 updated, "
+                                f"0 deleted, 0 permission sets changed; {40 - made} changes "
+                                f"not applied; {made} write requests in "
+                                f"{out.rsplit(' in ', 1)[1].split(' s.')[0]} s. Run apply "
+                                "again to apply what is left.\n")
+        again = cmdsync(*args, cwd=tmp_path, env=env)
+        assert again.returncode == 0, again.stderr
+    assert instance.log.counts()["creates"] == 40  # every command made, each once

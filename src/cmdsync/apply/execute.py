@@ -13,6 +13,11 @@ returned (a bulk overwrite's response, or the POST's). Every create Discord
 confirms (201, or a new id in a bulk response) is passed to
 ``record_creates`` for the ledger.
 
+A signal (:class:`Interrupt`, set by the runner's SIGINT and SIGTERM
+handlers) lets the request in flight finish, then stops: the rest is ``not
+applied`` and the scope ``interrupted``, later scopes ``skipped``. A second
+signal abandons the request in flight; its changes are then ``unknown``.
+
 A request that got no answer, or a 5xx, may have been carried out all the
 same; the client sends it again. So a create answered 200 after such an
 attempt was made by that attempt (it counts as a create), and a delete
@@ -24,6 +29,7 @@ made.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -83,6 +89,21 @@ class NoProgress:
         pass
 
 
+class Interrupt:
+    """A stop asked for by a signal: :meth:`request` once to stop after the request in
+    flight, twice to abandon it."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self.in_flight: asyncio.Task[str] | None = None
+
+    def request(self, name: str) -> None:
+        """Called from a signal handler with the signal's name (``SIGINT``)."""
+        if self.signal is not None and self.in_flight is not None:
+            self.in_flight.cancel()
+        self.signal = self.signal or name
+
+
 @dataclass
 class Context:
     """What :func:`execute` needs besides the steps.
@@ -103,6 +124,7 @@ class Context:
     observer: Observer = field(default_factory=NoProgress)
     ids: dict[CommandKey, str] = field(default_factory=dict)
     creates: int = 0
+    interrupt: Interrupt = field(default_factory=Interrupt)
     outcomes: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
@@ -114,7 +136,7 @@ async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error
     context.observer.apply_started([(s.scope, len(s.steps)) for s in scheduled])
     try:
         for scope in scheduled:
-            if failed and on_error == "stop":
+            if (failed and on_error == "stop") or context.interrupt.signal:
                 results.append(ScopeResult(
                     scope.scope, _strategy(scope), ScopeStatus.SKIPPED,
                     tuple(r for s in scope.steps for r in _changes(s, ChangeStatus.NOT_APPLIED, context))))
@@ -132,9 +154,23 @@ async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error
 async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
     done: list[ChangeResult] = []
     for index, step in enumerate(scope.steps):
+        if context.interrupt.signal:
+            rest = [r for s in scope.steps[index:]
+                    for r in _changes(s, ChangeStatus.NOT_APPLIED, context)]
+            return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
+                               tuple(done + rest))
         start = len(context.client.exchanges)
         try:
-            outcome = await _send(context, step)
+            context.interrupt.in_flight = asyncio.ensure_future(_send(context, step))
+            outcome = await context.interrupt.in_flight
+        except asyncio.CancelledError:
+            if not context.interrupt.signal:
+                raise
+            _claim(context, start, "abandoned", scope.scope)
+            rest = [r for s in scope.steps[index:] for r in _changes(
+                s, ChangeStatus.UNKNOWN if s is step else ChangeStatus.NOT_APPLIED, context)]
+            return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
+                               tuple(done + rest))
         except CmdsyncError as exc:
             _claim(context, start, "failed", scope.scope)
             status = ChangeStatus.UNKNOWN if _ambiguous(context.client.exchanges[start:]) \

@@ -31,6 +31,7 @@ class ScopeStatus(str, enum.Enum):
     APPLIED = "applied"
     FAILED = "failed"
     SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"  # a signal stopped apply in this scope
 
     def __str__(self) -> str:
         return self.value
@@ -116,10 +117,12 @@ class ApplyResult:
     backup: str | None = None
     duration: float = 0.0
     creates: int = 0
+    interrupted: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped it
 
     @property
     def ok(self) -> bool:
-        return all(s.status is ScopeStatus.APPLIED for s in self.scopes)
+        return self.interrupted is None and all(s.status is ScopeStatus.APPLIED
+                                                for s in self.scopes)
 
     def count(self, status: ChangeStatus, *, kind: ChangeKind | None = None,
               action: Action | None = None) -> int:

@@ -44,7 +44,7 @@ def to_text(result: ApplyResult) -> str:
         out += [f"Backed up the live state of the changed scopes to {result.backup}",
                 f"(restore it with `cmdsync apply {result.backup}`).", ""]
     for scope in result.scopes:
-        out += [_heading(scope), *(_change(c) for c in scope.changes)]
+        out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
         if scope.error:
             out += [f"  Error: {line}" if i == 0 else f"  {line}"
                     for i, line in enumerate(scope.error.splitlines())]
@@ -68,7 +68,8 @@ def summary(result: ApplyResult) -> str:
     unknown = result.count(ChangeStatus.UNKNOWN)
     unsure = (f"{unknown} unknown (no answer came: `cmdsync plan` shows whether "
               f"{'it was' if unknown == 1 else 'they were'} made); ") if unknown else ""
-    return (f"Apply failed: {applied}; {missed} change{'s' if missed != 1 else ''} not "
+    how = f"interrupted by {result.interrupted}" if result.interrupted else "failed"
+    return (f"Apply {how}: {applied}; {missed} change{'s' if missed != 1 else ''} not "
             f"applied; {unsure}{writes}. Run apply again to apply what is left.")
 
 
@@ -82,9 +83,11 @@ def _sets(count: int) -> str:
     return f"{count} permission set{'s' if count != 1 else ''}"
 
 
-def _heading(scope: ScopeResult) -> str:
+def _heading(scope: ScopeResult, result: ApplyResult) -> str:
     where = scope_label(scope.scope)
     how = {"bulk": "bulk overwrite", "per-command": "per command", None: "overwrites only"}
+    if scope.status is ScopeStatus.SKIPPED and result.interrupted:
+        return f"{where}: skipped ({result.interrupted} came before it started)"
     if scope.status is ScopeStatus.SKIPPED:
         return f"{where}: skipped (an earlier scope failed, and --on-error is stop)"
     return f"{where}: {scope.status} ({how[scope.strategy]})"
@@ -125,7 +128,9 @@ def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, 
         "format_version": FORMAT_VERSION, "application_id": result.application_id,
         "api_url": result.api_url,
         "status": status or ("no changes" if not result.scopes
-                             else "applied" if result.ok else "failed"),
+                             else "applied" if result.ok
+                             else "interrupted" if result.interrupted else "failed"),
+        "interrupted": result.interrupted,
         "backup": result.backup, "duration_seconds": round(result.duration, 3),
         "summary": {
             "created": result.count(ChangeStatus.APPLIED, kind=ChangeKind.COMMAND, action=Action.CREATE),

@@ -18,15 +18,18 @@ A plan without changes makes no write request, and no backup.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from cmdsync.apply import ledger
 from cmdsync.apply.backup import backup_manifest, write_backup
-from cmdsync.apply.execute import Context, Observer, execute, request_records
+from cmdsync.apply.execute import Context, Interrupt, Observer, execute, request_records
 from cmdsync.apply.guardrails import (
     manifest_reasons,
     raise_if_unsafe,
@@ -236,10 +239,36 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
     context = Context(client, app, {s: {str(c["id"]) for c in live.scope(s).commands}
                                     for s in live.scopes},
                       entries, record, hooks)
-    scopes = await execute(context, scheduled, on_error=options.on_error)
+    with _signals_stop(context.interrupt):
+        scopes = await execute(context, scheduled, on_error=options.on_error)
     return ApplyRun(plan=plan, result=ApplyResult(
         app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),
-        backup, time.monotonic() - started, context.creates))
+        backup, time.monotonic() - started, context.creates, context.interrupt.signal))
+
+
+@contextmanager
+def _signals_stop(interrupt: Interrupt) -> Iterator[None]:
+    """While writing, SIGINT and SIGTERM (a CI cancel) stop apply cleanly instead of killing it.
+
+    The request in flight finishes (a second signal abandons it) and apply
+    returns its result, marked interrupted, so the report says what was
+    applied and what was not. The previous handlers come back afterwards.
+    """
+    loop = asyncio.get_running_loop()
+    installed = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(number)
+        try:
+            loop.add_signal_handler(number, interrupt.request, number.name)
+        except (RuntimeError, NotImplementedError, ValueError):
+            continue  # not the main thread, or no such support: signals act as before
+        installed.append((number, previous))
+    try:
+        yield
+    finally:
+        for number, previous in installed:
+            loop.remove_signal_handler(number)
+            signal.signal(number, previous)
 
 
 async def _check_user_token(session: Session, app: str, scheduled: Sequence[ScopeSteps]
