@@ -205,6 +205,10 @@ def _connection(*, api_url: str | None, local: bool, token_file: str | None,
     if local and api_url:
         raise typer.BadParameter("--local runs the emulator in-process: drop --api-url",
                                  param_hint="'--api-url'")
+    if api_url:
+        from cmdsync.client.http import check_base_url
+
+        check_base_url(api_url, source="--api-url")
     return Connection(api_url=api_url, local=local, token_file=token_file,
                       client_secret_file=client_secret_file,
                       bearer_token_file=bearer_token_file)

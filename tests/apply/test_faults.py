@@ -140,7 +140,7 @@ def server() -> Iterator[str]:
 @pytest.fixture
 def admin(server: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=f"{server}/_emulator", timeout=10) as client:
-        client.post("/reset", content=json.dumps(SEED)).raise_for_status()
+        client.post("/reset", json=SEED).raise_for_status()
         client.put("/config", json={"faults": NO_FAULTS,
                                     "ratelimit": NO_LIMITS}).raise_for_status()
         yield client

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -359,3 +360,148 @@ def test_a_signal_mid_apply_stops_cleanly_and_reports(tmp_path: Path, sig: signa
         again = cmdsync(*args, cwd=tmp_path, env=env)
         assert again.returncode == 0, again.stderr
     assert instance.log.counts()["creates"] == 40  # every command made, each once
+
+
+# --- clear errors where exit 70 ("a bug in cmdsync") was --------------------------------
+
+@pytest.mark.parametrize("value", ["!custom ping", "!!python/name:os.system ping"])
+def test_a_yaml_tag_is_a_diagnostic_naming_the_file(tmp_path: Path, value: str) -> None:
+    (tmp_path / "bot.yaml").write_text(f"commands:\n  - name: {value}\n    description: x\n",
+                                       encoding="utf-8")
+    done = cmdsync("validate", "bot.yaml", cwd=tmp_path)
+    tag = value.split()[0].replace("!!", "tag:yaml.org,2002:")
+    assert (done.returncode, done.stdout.splitlines()[0]) == (
+        1, (f"bot.yaml:2:11: CS001 unsupported YAML tag {tag!r}: manifests hold plain "
+           "values; remove the tag"))
+
+
+@pytest.mark.parametrize("state", ["corrupt", "directory", "in-a-missing-directory"])
+def test_a_bad_state_file_is_a_usage_error_naming_it(tmp_path: Path, state: str) -> None:
+    path = tmp_path / "state.sqlite"
+    if state == "corrupt":
+        path.write_text("not a database", encoding="utf-8")
+    elif state == "directory":
+        path.mkdir()
+    else:
+        path = tmp_path / "missing" / "state.sqlite"
+    done = cmdsync("emulator", "--state", str(path), "--port", "0", cwd=tmp_path, timeout=20)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot use {path} as the emulator's state: ")
+
+
+def test_a_damaged_local_state_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / ".cmdsync").mkdir()
+    (tmp_path / ".cmdsync" / "local.sqlite").write_text("garbage", encoding="utf-8")
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    done = cmdsync("plan", "--local", "bot.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (f"error: cannot use {tmp_path}/.cmdsync/local.sqlite as the "
+                           "emulator's state: file is not a database: give a state file the "
+                           "emulator wrote, or a new path (delete a damaged one to start "
+                           "afresh)\n")
+
+
+def test_the_emulator_state_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    process = cmdsync_process("emulator", "--state", "state.sqlite", "--port", "0",
+                              cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "state.sqlite").exists():
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.05)
+        assert (tmp_path / "state.sqlite").stat().st_mode & 0o777 == 0o600
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+# --- connection errors ------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, message", [
+    ("ftp://example.com/api/v10", "is not an http or https URL"),
+    ("not a url", "is not an http or https URL"),
+    ("http://[::1", "is not a URL (Invalid port: ':1')"),
+    ("http://127.0.0.1:9", ("does not end in /api/v10, where Discord's API is: did you mean "
+                           "http://127.0.0.1:9/api/v10?")),
+])
+def test_an_api_url_that_cannot_work_is_a_usage_error_at_once(tmp_path: Path, url: str,
+                                                              message: str) -> None:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    for source in ("flag", "environment"):
+        args = ["--api-url", url] if source == "flag" else []
+        env = {"DISCORD_BOT_TOKEN": TOKEN, "DISCORD_APPLICATION_ID": APP}
+        if source == "environment":
+            env["CMDSYNC_API_URL"] = url
+        started = time.monotonic()
+        done = cmdsync("plan", *args, "bot.yaml", cwd=tmp_path, env=env)
+        name = "--api-url" if source == "flag" else "CMDSYNC_API_URL"
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"error: {name} {url!r} {message}")
+        assert time.monotonic() - started < 8  # no retries (it used to retry for 8 s)
+
+
+def test_an_unknown_host_is_said_once_not_retried(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    done = cmdsync("plan", "--api-url", "http://cmdsync-test.invalid/api/v10", "bot.yaml",
+                   cwd=tmp_path, env={"DISCORD_BOT_TOKEN": TOKEN,
+                                      "DISCORD_APPLICATION_ID": APP})
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: GET /applications/@me: cannot resolve the host (")
+    assert "attempts" not in done.stderr
+
+
+def test_a_tls_failure_is_said_once_not_retried(tmp_path: Path) -> None:
+    instance = new_emulator()
+    with BackgroundServer(create_app(instance)) as base_url:  # plain HTTP, asked for TLS
+        (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+        done = cmdsync("plan", "--api-url", base_url.replace("http:", "https:") + "/api/v10",
+                       "bot.yaml", cwd=tmp_path,
+                       env={"DISCORD_BOT_TOKEN": TOKEN, "DISCORD_APPLICATION_ID": APP})
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: GET /applications/@me: the TLS handshake failed (")
+    assert instance.log.counts()["requests"] == 0
+
+
+@pytest.mark.parametrize("content, message", [
+    (f"{TOKEN}\nsecond-line\n", "holds 2 lines: put the bot token alone on one line"),
+    ("tökenvalue-with-umlaut\n", ("holds characters a bot token never has (not ASCII, or "
+                                 "spaces): copy it again from the Developer Portal")),
+])
+def test_a_token_file_that_cannot_be_a_token_is_refused(tmp_path: Path, content: str,
+                                                        message: str) -> None:
+    (tmp_path / "token").write_text(content, encoding="utf-8")
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    done = cmdsync("plan", "--token-file", "token", "--api-url", "http://127.0.0.1:9/api/v10",
+                   "bot.yaml", cwd=tmp_path, env={"DISCORD_APPLICATION_ID": APP})
+    assert done.returncode == 2
+    assert done.stderr == f"error: the bot token file token {message}\n"
+    assert TOKEN not in done.stderr and "tökenvalue" not in done.stderr
+
+
+# --- the emulator's admin API -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def admin_url() -> Iterator[str]:
+    with BackgroundServer(create_app(new_emulator())) as base_url:
+        yield f"{base_url}/_emulator"
+
+
+def test_the_admin_api_refuses_cross_origin_simple_requests(admin_url: str) -> None:
+    seed = json.dumps({"applications": [{"id": "999999999999999999", "bot_token": "evil-token",
+                                         "client_secret": "x"}]})
+    with httpx.Client() as client:
+        plain = client.post(f"{admin_url}/seed", content=seed,
+                            headers={"Content-Type": "text/plain"})
+        foreign = client.post(f"{admin_url}/seed", content=seed, headers={
+            "Content-Type": "application/json", "Origin": "https://evil.example"})
+        state = client.get(f"{admin_url}/state").json()
+    assert (plain.status_code, foreign.status_code) == (415, 403)
+    assert "evil-token" not in json.dumps(state)
+
+
+def test_the_admin_api_limits_bodies(admin_url: str) -> None:
+    with httpx.Client() as client:
+        big = client.post(f"{admin_url}/reset", content=b"{" + b" " * (20 * 1024 * 1024) + b"}",
+                          headers={"Content-Type": "application/json"})
+        assert big.status_code == 413
+        assert client.post(f"{admin_url}/reset").status_code == 204

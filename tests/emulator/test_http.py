@@ -24,6 +24,8 @@ from tests.support.emulator import (
     option,
 )
 
+YAML = {"Content-Type": "application/yaml"}
+
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[Emulator, str]]:
@@ -109,7 +111,7 @@ applications:
   - {id: "777777777777777777", bot_token: seven, client_secret: s, flags: [embedded]}
 guilds: [{id: "888888888888888888"}]
 """
-    assert admin.post("/seed", content=seed).status_code == 204
+    assert admin.post("/seed", content=seed, headers=YAML).status_code == 204
     seven = {"Authorization": "Bot seven"}
     launch = http_api.get("/applications/777777777777777777/commands", headers=seven).json()
     assert [c["name"] for c in launch] == ["Launch"]
@@ -117,14 +119,14 @@ guilds: [{id: "888888888888888888"}]
     assert admin.post("/reset").status_code == 204
     assert http_api.get(GLOBAL).json() == []
     assert http_api.get(GLOBAL, headers=seven).status_code == 401
-    replaced = admin.post("/reset", content=seed)
+    replaced = admin.post("/reset", content=seed, headers=YAML)
     assert replaced.status_code == 204
     assert http_api.get(GLOBAL).status_code == 401
     state = admin.get("/state").json()
     assert [a["id"] for a in state["applications"]] == ["777777777777777777"]
     assert [(c["name"], c["guild_id"]) for c in state["commands"]] == [("Launch", None)]
     for bad in ("[1, 2]", "applications: []", "applications: [{id: 1}]", "{{"):
-        refused = admin.post("/reset", content=bad)
+        refused = admin.post("/reset", content=bad, headers=YAML)
         assert refused.status_code == 400 and refused.json()["code"] == 0
     admin.post("/reset", json={"applications": [{
         "id": APP, "bot_token": "emulator-bot-token", "client_secret": "emulator-secret"}],

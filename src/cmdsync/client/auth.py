@@ -92,8 +92,20 @@ def _secret(env: Mapping[str, str], name: str, file: str | None, what: str
     else:
         return None
     remember(found[0])
+    _check_token(found[0], what, found[1], from_file=found[1] != name)
     remember(found[0].split(" ", 1)[-1])  # without a "Bot " or "Bearer " in front
     return found
+
+
+def _check_token(value: str, what: str, source: str, *, from_file: bool) -> None:
+    """Refuse what cannot be a credential, before it goes into a header (never shown)."""
+    where = f"the {what} file {source}" if from_file else source
+    lines = value.splitlines()
+    if len(lines) > 1:
+        raise UsageError(f"{where} holds {len(lines)} lines: put the {what} alone on one line")
+    if not value.isascii() or any(ch.isspace() for ch in value.split(" ", 1)[-1]):
+        raise UsageError(f"{where} holds characters a {what} never has (not ASCII, or "
+                         "spaces): copy it again from the Developer Portal")
 
 
 def _strip_scheme(value: str, scheme: str) -> str:

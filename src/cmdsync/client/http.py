@@ -29,6 +29,8 @@ import asyncio
 import json
 import logging
 import re
+import socket
+import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +40,7 @@ from cmdsync import __version__
 from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
 from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep
 from cmdsync.client.redact import remember
-from cmdsync.errors import ApiError, ClientError, CmdsyncError, NetworkError
+from cmdsync.errors import ApiError, ClientError, CmdsyncError, NetworkError, UsageError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -185,7 +187,15 @@ class DiscordClient:
                 return body
 
     async def _after_network_error(self, tries: _Tries, exc: Exception) -> None:
-        """Back off before the next try, or raise :class:`NetworkError`."""
+        """Back off before the next try, or raise :class:`NetworkError`.
+
+        A failure no retry can mend (an unknown host, a TLS handshake refused,
+        a URL scheme httpx cannot speak) raises at once, saying what happened.
+        """
+        permanent = _permanent(exc)
+        if permanent is not None:
+            raise NetworkError(f"{tries.method} {tries.path}: {permanent}",
+                               method=tries.method, path=tries.path) from None
         if tries.network >= self.config.max_retries:
             raise NetworkError(f"{tries.method} {tries.path}: no response after "
                                f"{tries.network + 1} attempts: {_describe(exc)}",
@@ -299,6 +309,47 @@ def _json(response: httpx.Response) -> Any:
 def _unsent(exc: Exception) -> bool:
     """Whether a transport error happened before the request left (no connection)."""
     return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
+
+
+def check_base_url(value: str, *, source: str) -> str:
+    """``value`` when it can be Discord's API base URL; else :class:`UsageError`.
+
+    It must parse, use http or https, name a host, and end in ``/api/v10``
+    (``/api`` and other versions pass too): Discord answers a bare 404 to
+    anything else. ``source`` names where it came from in the message
+    (``--api-url``, ``CMDSYNC_API_URL``).
+    """
+    example = f"give Discord's API base, such as {DEFAULT_API_URL}"
+    try:
+        url = httpx.URL(value)
+    except httpx.InvalidURL as exc:
+        raise UsageError(f"{source} {value!r} is not a URL ({exc}): {example}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise UsageError(f"{source} {value!r} is not an http or https URL: {example}")
+    if not re.search(r"/api(/v\d+)?/?$", url.path):
+        raise UsageError(f"{source} {value!r} does not end in /api/v10, where Discord's API "
+                         f"is: did you mean {value.rstrip('/')}/api/v10?")
+    return value
+
+
+def _permanent(exc: Exception) -> str | None:
+    """What went wrong, for a network failure that trying again cannot mend; else None."""
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return f"the URL's scheme is not http or https ({exc})"
+    causes: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(causes) < 10:
+        causes.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for cause in causes:
+        if isinstance(cause, ssl.SSLError):
+            reason = getattr(cause, "verify_message", None) or cause.reason or str(cause)
+            return (f"the TLS handshake failed ({reason}): check the URL, and that this "
+                    "machine trusts the server's certificate")
+        if isinstance(cause, socket.gaierror):
+            return (f"cannot resolve the host ({cause.strerror or cause}): check --api-url "
+                    "(or CMDSYNC_API_URL) and this machine's DNS")
+    return None
 
 
 def _describe(exc: Exception) -> str:

@@ -21,12 +21,19 @@ No authentication; faults and rate limits never apply here.
   changes the sections it names, each given in full or in part.
 
 Bad input answers 400 ``{"message": "...", "code": 0}``.
+
+Since the admin API has no authentication, it takes only what a web page
+cannot send across origins without a preflight (which it never answers): a
+request carrying an ``Origin`` other than the emulator's own is refused with
+403, a body must be ``application/json`` (or ``application/yaml`` for a
+seed) or 415, and a body larger than the API's ``max_body_bytes`` is 413.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -37,22 +44,52 @@ from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.seed import parse_seed
 from cmdsync.errors import UsageError
 
+Handler = Callable[[Request], Awaitable[Response]]
+BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml")
+
 
 def routes() -> list[Route]:
-    return [Route("/reset", reset, methods=["POST"]),
-            Route("/seed", seed, methods=["POST"]),
-            Route("/log", log, methods=["GET", "DELETE"]),
-            Route("/state", state, methods=["GET"]),
-            Route("/config", config, methods=["GET", "PUT"])]
+    return [Route("/reset", _guarded(reset), methods=["POST"]),
+            Route("/seed", _guarded(seed), methods=["POST"]),
+            Route("/log", _guarded(log), methods=["GET", "DELETE"]),
+            Route("/state", _guarded(state), methods=["GET"]),
+            Route("/config", _guarded(config), methods=["GET", "PUT"])]
 
 
-def _bad(message: str) -> Response:
-    return JSONResponse({"message": message, "code": 0}, status_code=400)
+def _bad(message: str, status: int = 400) -> Response:
+    return JSONResponse({"message": message, "code": 0}, status_code=status)
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Refuse cross-origin calls, bodies of a simple content type, and large bodies."""
+    async def guarded(request: Request) -> Response:
+        origin = request.headers.get("origin")
+        own = f"{request.url.scheme}://{request.url.netloc}"
+        if origin is not None and origin != own:
+            return _bad(f"the admin API refuses requests from another origin ({origin})", 403)
+        emulator: Emulator = request.app.state.emulator
+        limit = emulator.limits.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return _bad(f"the body is larger than {limit} bytes", 413)
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                return _bad(f"the body is larger than {limit} bytes", 413)
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if body.strip() and kind not in BODY_TYPES:
+            return _bad(f"send the body as application/json (or application/yaml for a "
+                        f"seed), not {kind or 'no content type'}", 415)
+        request.state.body = bytes(body)
+        return await handler(request)
+
+    return guarded
 
 
 async def reset(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
-    text = (await request.body()).decode("utf-8", "replace")
+    text = request.state.body.decode("utf-8", "replace")
     try:
         emulator.reset(parse_seed(text, "request body") if text.strip() else None)
     except UsageError as exc:
@@ -63,7 +100,7 @@ async def reset(request: Request) -> Response:
 async def seed(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
     try:
-        emulator.add_seed(parse_seed((await request.body()).decode("utf-8", "replace"),
+        emulator.add_seed(parse_seed(request.state.body.decode("utf-8", "replace"),
                                      "request body"))
     except UsageError as exc:
         return _bad(str(exc))
@@ -89,7 +126,7 @@ async def config(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
     if request.method == "PUT":
         try:
-            _configure(emulator, json.loads(await request.body()))
+            _configure(emulator, json.loads(request.state.body))
         except (ValueError, TypeError) as exc:
             return _bad(f"bad configuration: {exc}")
     return JSONResponse(current_config(emulator))

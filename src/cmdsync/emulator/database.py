@@ -10,12 +10,15 @@ is all or nothing).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from cmdsync.errors import UsageError
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
 
@@ -97,11 +100,25 @@ class Store:
     """Thread-safe SQLite state; see the module docstring."""
 
     def __init__(self, path: str = ":memory:") -> None:
+        """Open (or create, readable by its owner only: it holds tokens) the state at ``path``.
+
+        Raises :class:`~cmdsync.errors.UsageError` naming the file when it is
+        not an SQLite database this emulator can use (corrupt, a directory,
+        not writable).
+        """
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.executescript(_SCHEMA)
-        self._add_columns()
+        try:
+            if path != ":memory:" and not os.path.lexists(path):
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.executescript(_SCHEMA)
+            self._add_columns()
+        except (sqlite3.Error, OSError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            raise UsageError(f"cannot use {path} as the emulator's state: {reason}: give a "
+                             "state file the emulator wrote, or a new path (delete a "
+                             "damaged one to start afresh)") from exc
 
     def _add_columns(self) -> None:
         for table, columns in _ADDED_COLUMNS.items():

@@ -355,7 +355,14 @@ class _Converter:
         if node.tag == _INT_TAG and path and path[-1] in SNOWFLAKE_KEYS:
             return str(node.value).replace("_", "")
         simple = _SIMPLE_SCALARS.get(node.tag)
-        value = simple(self.loader, node) if simple else self.loader.construct_object(node)
+        try:
+            value = simple(self.loader, node) if simple else self.loader.construct_object(node)
+        except yaml.constructor.ConstructorError:
+            if self.doc is not None:
+                _problem(self.doc, "CS001", f"unsupported YAML tag {node.tag!r}: manifests "
+                         "hold plain values; remove the tag",
+                         node.start_mark.line + 1, node.start_mark.column + 1, pointer(path))
+            raise _Abort from None
         if isinstance(value, _JSON_SCALARS):
             return value
         return str(node.value)  # timestamps, binary: keep the text as written

@@ -25,7 +25,7 @@ from typing import Any
 
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token, auth_from_env
-from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient
+from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient, check_base_url
 from cmdsync.errors import CmdsyncError
 from cmdsync.state import DesiredState, LiveScope, LiveState, live_scope, scope_order
 from cmdsync.state.application import AppInfo, app_info
@@ -85,7 +85,12 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
         async with _local_session(config, cwd or os.getcwd(), guilds) as session:
             yield session
         return
-    base = connection.api_url or env.get("CMDSYNC_API_URL") or DEFAULT_API_URL
+    if connection.api_url:
+        base = check_base_url(connection.api_url, source="--api-url")
+    elif env.get("CMDSYNC_API_URL"):
+        base = check_base_url(env["CMDSYNC_API_URL"], source="CMDSYNC_API_URL")
+    else:
+        base = DEFAULT_API_URL
     auth = auth_from_env(env, token_file=connection.token_file,
                          client_secret_file=connection.client_secret_file,
                          bearer_token_file=connection.bearer_token_file)
