@@ -72,7 +72,7 @@ def admin(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> httpx
     monkeypatch.setenv("DISCORD_BEARER_TOKEN", USER_TOKEN)
     monkeypatch.chdir(tmp_path)
     client = httpx.Client(base_url=f"{server}/_emulator", verify=False, timeout=10)
-    client.post("/reset", content=json.dumps(SEED)).raise_for_status()
+    client.post("/reset", json=SEED).raise_for_status()
     return client
 
 
