@@ -66,7 +66,9 @@ def test_the_package_has_at_most_15_entries() -> None:
 
 
 def test_no_module_imports_itself_through_a_cycle() -> None:
-    edges = {m: {t for t in ts if t.startswith("cmdsync")} for m, ts in graph().items()}
+    # The root package (its __version__, its lazy cmdsync.sync) is imported before any
+    # module of it in every case, so an edge to it can close no cycle that matters.
+    edges = {m: {t for t in ts if t.startswith("cmdsync.")} for m, ts in graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -104,14 +106,26 @@ def test_pure_stages_do_no_io(stage: str) -> None:
     assert {m: ts for m, ts in found.items() if ts} == {}
 
 
+WRITERS = {"print", "sys.stdout.write", "sys.stderr.write", "typer.echo", "typer.confirm",
+           "typer.prompt"}
+
+
+def _called(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_called(node.value)}.{node.attr}"
+    return ""
+
+
 def test_only_render_writes_to_the_terminal() -> None:
     writers = []
     for name, path in modules().items():
         if name.startswith(("cmdsync.render", "cmdsync.emulator")):
             continue  # the emulator is a server: uvicorn and its banner are its own
-        text = path.read_text(encoding="utf-8")
-        if any(call in text for call in ("sys.stdout.write(", "sys.stderr.write(", "print(",
-                                         "typer.echo(", "typer.confirm(")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(node, ast.Call) and _called(node.func) in WRITERS
+               for node in ast.walk(tree)):
             writers.append(name)
     assert writers == []
 

@@ -70,7 +70,8 @@ def _root(
 @app.command()
 def validate(
     paths: Annotated[list[str], typer.Argument(
-        help="Manifest files (.yaml, .yml, .json) or directories to search.", metavar="PATH...",
+        help="Manifest files (.yaml, .yml, .json), directories to search, or bot code "
+             "(discord.py:MODULE:ATTR, a discord.py CommandTree).", metavar="PATH...",
         show_default=False)],
     output: Annotated[OutputFormat | None, typer.Option(
         "--format", "-f",
@@ -217,7 +218,8 @@ def _connection(*, api_url: str | None, local: bool, token_file: str | None,
 @app.command()
 def plan(
     paths: Annotated[list[str], typer.Argument(
-        help="Manifest files (.yaml, .yml, .json) or directories.", metavar="MANIFEST...",
+        help="Manifest files (.yaml, .yml, .json), directories, or bot code "
+             "(discord.py:MODULE:ATTR).", metavar="MANIFEST...",
         show_default=False)],
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
@@ -305,6 +307,81 @@ def pull(
     write_file(output_file, text, what="the manifest", overwrite=force)
     console.err(f"Wrote {output_file}.\n")
     return EXIT_OK
+
+
+@app.command()
+def export(
+    source: Annotated[str, typer.Argument(
+        help="Bot code: discord.py:MODULE:ATTR (a CommandTree, or a Client or Bot with "
+             ".tree).", metavar="discord.py:MODULE:ATTR", show_default=False)],
+    output_file: Annotated[str | None, typer.Option(
+        "--output", "-o", help="Write the manifest to FILE (default: standard output).",
+        metavar="FILE", show_default=False)] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace FILE when it exists.")] = False,
+) -> int:
+    """Write the commands a discord.py CommandTree defines as a YAML manifest."""
+    from cmdsync.runners.export import export_code
+
+    if not source.startswith("discord.py:"):
+        raise typer.BadParameter("give discord.py:MODULE:ATTR, such as discord.py:bot:tree",
+                                 param_hint="'SOURCE'")
+    text = export_code(source)
+    if output_file is None:
+        console.out(text)
+        return EXIT_OK
+    from cmdsync.manifest.files import write_file
+
+    write_file(output_file, text, what="the manifest", overwrite=force)
+    console.err(f"Wrote {output_file}.\n")
+    return EXIT_OK
+
+
+@app.command()
+def check(
+    source: Annotated[str, typer.Argument(
+        help="Bot code: discord.py:MODULE:ATTR.", metavar="discord.py:MODULE:ATTR",
+        show_default=False)],
+    manifests: Annotated[list[str] | None, typer.Argument(
+        help="Manifest files or directories to hold the handlers against.",
+        metavar="[MANIFEST...]", show_default=False)] = None,
+    live: Annotated[bool, typer.Option(
+        "--live", help="Hold the handlers against the live commands instead (credentials "
+        "as for plan).")] = False,
+    output: Annotated[OutputFormat | None, typer.Option(
+        "--format", "-f", help="text, json or github (the default when "
+        "GITHUB_ACTIONS=true).")] = None,
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    application_id: ApplicationOption = None,
+    token_file: TokenFileOption = None,
+) -> int:
+    """Check discord.py handlers against the manifests (or live commands): each mismatch
+    is reported at the manifest line and the handler line."""
+    from cmdsync.render import diagnostics as render
+    from cmdsync.runners.check import check_handlers
+
+    if not source.startswith("discord.py:"):
+        raise typer.BadParameter("give discord.py:MODULE:ATTR, such as discord.py:bot:tree",
+                                 param_hint="'SOURCE'")
+    if live == bool(manifests):
+        raise typer.BadParameter("give manifests, or --live (not both)",
+                                 param_hint="'MANIFEST...' / '--live'")
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=None, bearer_token_file=None) if live else None
+    result = check_handlers(source, list(manifests or []), connection=connection,
+                            application_id=application_id)
+    chosen = output or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true"
+                        else OutputFormat.text)
+    if chosen is OutputFormat.json:
+        console.out(render.to_json(result))
+    elif chosen is OutputFormat.github:
+        console.out(render.to_github(result))
+    else:
+        console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
+    if result.unreadable:
+        return EXIT_USAGE
+    return 1 if result.errors else EXIT_OK
 
 
 class StrategyChoice(str, enum.Enum):

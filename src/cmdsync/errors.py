@@ -7,8 +7,9 @@ Exception tree (httpx draws its own the same way)::
     ├── ClientError          a request to Discord could not be completed
     │   ├── ApiError         Discord answered with an error (4xx/5xx, or 429 after retries)
     │   └── NetworkError     no usable answer after every retry (timeouts, resets)
-    └── UnsafePlanError      apply refuses the plan before any write
-                             (:mod:`cmdsync.apply.guardrails`)
+    ├── UnsafePlanError      apply refuses the plan before any write
+    │                        (:mod:`cmdsync.apply.guardrails`)
+    └── InvalidManifestError cmdsync.sync: the source does not validate
 
 Anything else that escapes a command is a bug: the CLI says so and exits 70.
 Ctrl-C exits 130.
@@ -112,3 +113,18 @@ class UnsafePlanError(CmdsyncError):
     def __init__(self, reasons: Sequence[str], *, heading: str) -> None:
         super().__init__(heading + "".join(f"\n  - {r}" for r in reasons))
         self.reasons = tuple(reasons)
+
+
+class InvalidManifestError(CmdsyncError):
+    """The manifests (or bot code) do not validate; ``diagnostics`` says where and why.
+
+    Raised by :func:`cmdsync.sync`; the CLI prints the diagnostics instead.
+    """
+
+    def __init__(self, diagnostics: Sequence[Any]) -> None:
+        lines = [f"{d.location.file}:{d.location.line}:{d.location.column}: {d.rule} "
+                 f"{d.message}" for d in diagnostics[:20]]
+        more = f"\n  ... and {len(diagnostics) - 20} more" if len(diagnostics) > 20 else ""
+        super().__init__("the commands do not validate:" + "".join(
+            f"\n  {line}" for line in lines) + more)
+        self.diagnostics = tuple(diagnostics)

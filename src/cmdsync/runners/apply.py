@@ -23,7 +23,7 @@ import os
 import signal
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -106,7 +106,22 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
     before any request. Raises :class:`~cmdsync.errors.UnsafePlanError`
     (nothing written) and :class:`~cmdsync.errors.CmdsyncError` for that
     refusal, credentials and API failures before the first write; failures
-    while writing are in the result.
+    while writing are in the result. SIGINT and SIGTERM stop the writes
+    cleanly (:func:`_signals_stop`).
+    """
+    return aio.run(apply_async(paths, connection=connection, options=options, hooks=hooks,
+                               interactive=interactive, can_ask=can_ask, env=env, cwd=cwd,
+                               clock=clock, signals=True))
+
+
+async def apply_async(paths: list[str], *, connection: Connection, options: ApplyOptions,
+                      hooks: Hooks, interactive: bool = False, can_ask: bool = True,
+                      env: Mapping[str, str] | None = None, cwd: str | None = None,
+                      clock: Clock = time.time, signals: bool = False) -> ApplyRun:
+    """:func:`apply_paths` on the running event loop (a bot's ``setup_hook``, say).
+
+    ``signals``: let SIGINT and SIGTERM stop the writes cleanly; only for a
+    process cmdsync owns (the CLI), never inside someone else's loop.
     """
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
@@ -117,26 +132,22 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
     if interactive and not can_ask:
         raise CmdsyncError(NO_TERMINAL)
     state: DesiredState = desired
+    guilds = [s for s in state.scopes if s != "global"]
+    async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+        async def read() -> LiveState:
+            return (await plan_live(session.client, state, prune=options.prune))[1]
 
-    async def run() -> ApplyRun:
-        guilds = [s for s in state.scopes if s != "global"]
-        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            async def read() -> LiveState:
-                return (await plan_live(session.client, state, prune=options.prune))[1]
-
-            checked, planned, live, _ = await plan_session(session.client, state, validation,
-                                                           prune=options.prune)
-            if planned is None or live is None:
-                return ApplyRun(checked)
-            plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
-                                        api_url=session.api_url, now=clock())
-            hooks.show_plan(plan)
-            done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
-                                cwd=cwd, clock=clock, entries=_entries(state),
-                                confirm=interactive)
-            return replace(done, validation=checked)
-
-    return aio.run(run())
+        checked, planned, live, _ = await plan_session(session.client, state, validation,
+                                                       prune=options.prune)
+        if planned is None or live is None:
+            return ApplyRun(checked)
+        plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
+                                    api_url=session.api_url, now=clock())
+        hooks.show_plan(plan)
+        done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
+                            cwd=cwd, clock=clock, entries=_entries(state),
+                            confirm=interactive, signals=signals)
+        return replace(done, validation=checked)
 
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
@@ -178,7 +189,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                     f"the saved plan {path} is stale: live state changed since it was "
                     "computed; nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
-                                cwd=cwd, clock=clock, entries={}, confirm=False)
+                                cwd=cwd, clock=clock, entries={}, confirm=False, signals=True)
 
     return aio.run(run())
 
@@ -210,7 +221,7 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str])
 async def _apply(session: Session, plan: Plan, live: LiveState, *,
                  read: Callable[[], Awaitable[LiveState]], hooks: Hooks, options: ApplyOptions,
                  cwd: str, clock: Clock, entries: Mapping[tuple[str, int, str], CommandEntry],
-                 confirm: bool) -> ApplyRun:
+                 confirm: bool, signals: bool) -> ApplyRun:
     client, app = session.client, plan.application_id
     if not plan.has_changes:
         return ApplyRun(plan=plan, result=ApplyResult(
@@ -239,7 +250,7 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
     context = Context(client, app, {s: {str(c["id"]) for c in live.scope(s).commands}
                                     for s in live.scopes},
                       entries, record, hooks)
-    with _signals_stop(context.interrupt):
+    with _signals_stop(context.interrupt) if signals else nullcontext():
         scopes = await execute(context, scheduled, on_error=options.on_error)
     return ApplyRun(plan=plan, result=ApplyResult(
         app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),

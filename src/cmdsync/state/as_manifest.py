@@ -185,13 +185,17 @@ def _type(command: Mapping[str, Any]) -> int:
     return int(value) if isinstance(value, int) else 1
 
 
-def to_yaml(manifest: Mapping[str, Any]) -> str:
-    """The manifest as YAML: keys in Discord's order, Unicode kept, ids quoted."""
+def to_yaml(manifest: Mapping[str, Any], *, header: str | None = None) -> str:
+    """The manifest as YAML: keys in Discord's order, Unicode kept, ids quoted.
+
+    ``header`` (comment lines) replaces pull's own.
+    """
     import yaml
 
-    header = ("# Written by cmdsync pull from the live commands of application "
-              f"{manifest.get('application_id')}.\n"
-              "# `cmdsync plan` on this file shows no changes.\n")
+    if header is None:
+        header = ("# Written by cmdsync pull from the live commands of application "
+                  f"{manifest.get('application_id')}.\n"
+                  "# `cmdsync plan` on this file shows no changes.\n")
     body = yaml.safe_dump(dict(manifest), sort_keys=False, allow_unicode=True,
                           default_flow_style=False, width=100)
     return header + body

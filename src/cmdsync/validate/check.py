@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from cmdsync.manifest.code import code_documents, is_code_source
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect
 from cmdsync.manifest.loader import Document, load_file
@@ -156,17 +157,25 @@ def validate_api_commands(items: Any, *, scope: str,
     return sorted(set(found), key=Diagnostic.sort_key)
 
 
-def validate_paths(paths: Iterable[str], *, select: Collection[str] = (),
+def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
                    ignore: Collection[str] = (),
                    env: Mapping[str, str] | None = None,
                    application: AppInfo | None = None) -> ValidationResult:
-    """Validate manifest files and directories; see :func:`expand_paths`.
+    """Validate manifest files and directories (see :func:`expand_paths`), and bot code.
+
+    A ``discord.py:MODULE:ATTR`` path is a discord.py command tree
+    (:mod:`cmdsync.manifest.code`, imported only then).
 
     With ``application``, the rules that need it run too.
     """
-    files, problems = expand_paths(paths)
+    code = [p for p in paths if is_code_source(p)]
+    files, problems = expand_paths([p for p in paths if not is_code_source(p)])
     with gcpause.paused():
         documents = [load_file(path, env=env) for path in files]
+        for reference in code:
+            found, unusable = code_documents(reference)
+            documents += found
+            problems += unusable
         result = validate_documents(documents, select=select, ignore=ignore,
                                     application=application)
     result.diagnostics = sorted(problems + result.diagnostics, key=Diagnostic.sort_key)
