@@ -11,6 +11,8 @@ import asyncio
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +33,7 @@ from cmdsync.state.normalize import canonical
 from tests.support import paths
 from tests.support.emulator import APP, GUILD
 from tests.support.processes import cmdsync as run
+from tests.support.processes import environment
 
 BOT = paths.DATA / "bots" / "shop.py"
 SOURCE = "discord.py:shop:translated"
@@ -261,3 +264,28 @@ def test_sync_async_from_a_running_loop_with_a_translator(tmp_path: Path) -> Non
     assert (result.ok, result.creates) == (True, 4)
     again = asyncio.run(setup_hook())
     assert again.writes == 0
+
+
+EXAMPLE = paths.EXAMPLES / "discordpy" / "bot.py"
+RUN_EXAMPLE = f"""\
+import asyncio, importlib.util
+spec = importlib.util.spec_from_file_location("example_bot", {str(EXAMPLE)!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+asyncio.run(module.bot.setup_hook())
+asyncio.run(module.bot.setup_hook())
+"""
+
+
+def test_the_readme_setup_hook_example_syncs_then_writes_nothing(tmp_path: Path) -> None:
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"```python\n{EXAMPLE.read_text(encoding='utf-8')}```" in readme
+    instance = new_emulator()
+    with BackgroundServer(create_app(instance)) as base_url:
+        done = subprocess.run([sys.executable, "-c", RUN_EXAMPLE], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env={**environment(ENV), "CMDSYNC_API_URL": f"{base_url}/api/v10"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("commands in sync; write requests: 1, creates: 1\n"
+                           "commands in sync; write requests: 0, creates: 0\n")
+    assert instance.log.counts()["creates"] == 1
