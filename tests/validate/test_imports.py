@@ -9,8 +9,10 @@ import sys
 from tests.support import paths
 
 GOOD = paths.DATA / "cli" / "good.yaml"
-# Heavy modules that validate never needs (network, server, rich when piped).
-FORBIDDEN = ("httpx", "rich", "starlette", "uvicorn", "sqlite3", "asyncio", "hypothesis")
+# Heavy modules that validate never needs (network, server, rich when piped, discord.py
+# unless a discord.py: source is given).
+FORBIDDEN = ("httpx", "rich", "starlette", "uvicorn", "sqlite3", "asyncio", "hypothesis",
+             "discord")
 
 
 def imported_modules(*args: str) -> set[str]:
