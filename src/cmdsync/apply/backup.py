@@ -66,7 +66,7 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
         header = (f"# Written by cmdsync apply before changing application {application_id}:"
                   "\n# the live state of every scope it changed. Restore it with\n"
                   f"#   cmdsync apply {relative}\n")
-        text = header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True,
+        text = header + yaml.dump(manifest, Dumper=_dumper(), sort_keys=False, allow_unicode=True,
                                        default_flow_style=False, width=100)
         target = os.path.join(cwd, relative)
         if os.path.lexists(target):
@@ -82,6 +82,14 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
             raise CmdsyncError(f"{exc}; nothing was changed") from exc
         return relative
     raise AssertionError("unreachable")
+
+
+def _dumper() -> Any:
+    """libyaml's emitter when PyYAML has it: about 5x faster on large backups. Its text
+    differs (emoji escaped) but loads to the same data, so a backup restores exactly."""
+    import yaml
+
+    return getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _suffixes() -> Iterable[str]:

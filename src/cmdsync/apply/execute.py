@@ -1,12 +1,15 @@
 """Execute a plan's write requests and return what happened: an :class:`ApplyResult`.
 
 :func:`execute` sends the :class:`~cmdsync.apply.strategy.ScopeSteps` of
-each scope in order (global first, so guild overwrites can name a global
-command created just before), one request at a time. Rate limits and 5xx
-are retried by the client (:mod:`cmdsync.client.http`). On an error the
-scope stops there: its remaining changes are ``not applied``; ``on_error``
-``stop`` (the default) skips every later scope, ``continue`` goes on with
-them. Nothing is printed: :mod:`cmdsync.render.apply` draws the result.
+the global scope first (so guild overwrites can name a global command
+created just before), then the guild scopes concurrently (at most
+:data:`PARALLEL_SCOPES` at once), each scope's steps one after another in
+order. The client's rate limiter and semaphore pace the requests of all of
+them together. Rate limits and 5xx are retried by the client
+(:mod:`cmdsync.client.http`). On an error the scope stops there: its
+remaining changes are ``not applied``; ``on_error`` ``stop`` (the default)
+starts no scope after that (the results report them ``skipped``; scopes
+already writing finish), ``continue`` goes on with them. Nothing is printed: :mod:`cmdsync.render.apply` draws the result.
 
 Overwrites of a command this apply created are put on the id Discord
 returned (a bulk overwrite's response, or the POST's). Every create Discord
@@ -30,6 +33,7 @@ made.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -45,13 +49,16 @@ from cmdsync.apply.result import (
 )
 from cmdsync.apply.strategy import ScopeSteps, Step, StepKind
 from cmdsync.client import endpoints
-from cmdsync.client.http import DiscordClient, Exchange
+from cmdsync.client.http import STEP, DiscordClient, Exchange
 from cmdsync.errors import ApiError, CmdsyncError
 from cmdsync.manifest.diagnostics import Diagnostic
 from cmdsync.manifest.entries import CommandEntry
+from cmdsync.model import GLOBAL
 from cmdsync.plan import Action
 
 UNKNOWN_COMMAND = 10063
+PARALLEL_SCOPES = 16  # guild scopes written at once; the client paces their requests
+_STEPS = itertools.count(1)
 CommandKey = tuple[str, int, str]  # (scope, type, name)
 
 
@@ -95,12 +102,13 @@ class Interrupt:
 
     def __init__(self) -> None:
         self.signal: str | None = None
-        self.in_flight: asyncio.Task[str] | None = None
+        self.in_flight: set[asyncio.Task[str]] = set()
 
     def request(self, name: str) -> None:
         """Called from a signal handler with the signal's name (``SIGINT``)."""
-        if self.signal is not None and self.in_flight is not None:
-            self.in_flight.cancel()
+        if self.signal is not None:
+            for task in self.in_flight:
+                task.cancel()
         self.signal = self.signal or name
 
 
@@ -131,24 +139,39 @@ class Context:
 async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error: str
                   ) -> tuple[ScopeResult, ...]:
     """Send every step; see the module docstring. ``on_error`` is ``stop`` or ``continue``."""
-    results: list[ScopeResult] = []
+    results: dict[int, ScopeResult] = {}
     failed = False
     context.observer.apply_started([(s.scope, len(s.steps)) for s in scheduled])
+
+    async def one(index: int) -> None:
+        nonlocal failed
+        scope = scheduled[index]
+        if (failed and on_error == "stop") or context.interrupt.signal:
+            results[index] = ScopeResult(
+                scope.scope, _strategy(scope), ScopeStatus.SKIPPED,
+                tuple(r for s in scope.steps
+                      for r in _changes(s, ChangeStatus.NOT_APPLIED, context)))
+            return
+        context.observer.scope_started(scope.scope, len(scope.steps))
+        result = await _run_scope(context, scope)
+        context.observer.scope_finished(result)
+        failed = failed or result.status is ScopeStatus.FAILED
+        results[index] = result
+
+    slots = asyncio.Semaphore(PARALLEL_SCOPES)
+
+    async def guild(index: int) -> None:
+        async with slots:
+            await one(index)
+
     try:
-        for scope in scheduled:
-            if (failed and on_error == "stop") or context.interrupt.signal:
-                results.append(ScopeResult(
-                    scope.scope, _strategy(scope), ScopeStatus.SKIPPED,
-                    tuple(r for s in scope.steps for r in _changes(s, ChangeStatus.NOT_APPLIED, context))))
-                continue
-            context.observer.scope_started(scope.scope, len(scope.steps))
-            result = await _run_scope(context, scope)
-            context.observer.scope_finished(result)
-            failed = failed or result.status is ScopeStatus.FAILED
-            results.append(result)
+        for index, scope in enumerate(scheduled):
+            if scope.scope == GLOBAL:
+                await one(index)
+        await asyncio.gather(*(guild(i) for i, s in enumerate(scheduled) if s.scope != GLOBAL))
     finally:
         context.observer.apply_finished()
-    return tuple(results)
+    return tuple(results[i] for i in range(len(scheduled)))
 
 
 async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
@@ -159,33 +182,41 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
                     for r in _changes(s, ChangeStatus.NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
                                tuple(done + rest))
-        start = len(context.client.exchanges)
+        tag = next(_STEPS)
+        marker = STEP.set(tag)  # the task below copies it: its exchanges carry the tag
         try:
-            context.interrupt.in_flight = asyncio.ensure_future(_send(context, step))
-            outcome = await context.interrupt.in_flight
+            task = asyncio.ensure_future(_send(context, step, tag))
+        finally:
+            STEP.reset(marker)
+        context.interrupt.in_flight.add(task)
+        try:
+            outcome = await task
         except asyncio.CancelledError:
             if not context.interrupt.signal:
                 raise
-            _claim(context, start, "abandoned", scope.scope)
+            _claim(context, tag, "abandoned", scope.scope)
             rest = [r for s in scope.steps[index:] for r in _changes(
                 s, ChangeStatus.UNKNOWN if s is step else ChangeStatus.NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
                                tuple(done + rest))
         except CmdsyncError as exc:
-            _claim(context, start, "failed", scope.scope)
-            status = ChangeStatus.UNKNOWN if _ambiguous(context.client.exchanges[start:]) \
+            _claim(context, tag, "failed", scope.scope)
+            status = ChangeStatus.UNKNOWN if _ambiguous(_sent(context, tag)) \
                 else ChangeStatus.FAILED
             rest = [r for s in scope.steps[index:] for r in _changes(
                 s, status if s is step else ChangeStatus.NOT_APPLIED, context)]
-            return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.FAILED, tuple(done + rest),
-                               str(exc), tuple(_diagnostics(context, step, exc)))
-        _claim(context, start, outcome, scope.scope)
+            return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.FAILED,
+                               tuple(done + rest), str(exc),
+                               tuple(_diagnostics(context, step, exc)))
+        finally:
+            context.interrupt.in_flight.discard(task)
+        _claim(context, tag, outcome, scope.scope)
         done.extend(_changes(step, ChangeStatus.APPLIED, context))
         context.observer.step_done(scope.scope)
     return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.APPLIED, tuple(done))
 
 
-async def _send(context: Context, step: Step) -> str:
+async def _send(context: Context, step: Step, tag: int) -> str:
     """Make one request; return its outcome word. Raises ClientError / CmdsyncError."""
     client, app, scope = context.client, context.application_id, step.scope
     if step.kind is StepKind.BULK:
@@ -200,12 +231,11 @@ async def _send(context: Context, step: Step) -> str:
         await endpoints.put_permissions(client, app, scope, _target(context, step), step.body)
         return "permissions set"
     (change,) = step.commands
-    start = len(client.exchanges)
     if step.kind is StepKind.DELETE:
         try:
             await endpoints.delete_command(client, app, scope, str(change.id))
         except ApiError as exc:
-            if exc.code != UNKNOWN_COMMAND or not _ambiguous(client.exchanges[start:-1]):
+            if exc.code != UNKNOWN_COMMAND or not _ambiguous(_sent(context, tag)[:-1]):
                 raise
         return "deleted"
     if step.kind is StepKind.UPDATE:
@@ -213,11 +243,17 @@ async def _send(context: Context, step: Step) -> str:
         outcome = "updated"
     else:
         saved_one = await endpoints.create_command(client, app, scope, step.body)
-        created = client.exchanges[-1].status == 201 or _ambiguous(client.exchanges[start:-1])
+        sent = _sent(context, tag)
+        created = sent[-1].status == 201 or _ambiguous(sent[:-1])
         _created(context, scope, int(created))
         outcome = "created" if created else "overwrote"
     context.ids[(scope, change.type, change.name)] = str(saved_one["id"])
     return outcome
+
+
+def _sent(context: Context, tag: int) -> list[Exchange]:
+    """The exchanges of one step (its request and retries), in order."""
+    return [e for e in context.client.exchanges if e.step == tag]
 
 
 def _ambiguous(exchanges: Sequence[Exchange]) -> bool:
@@ -259,9 +295,9 @@ def _changes(step: Step, status: ChangeStatus, context: Context) -> list[ChangeR
             for c in step.commands]
 
 
-def _claim(context: Context, start: int, outcome: str, scope: str) -> None:
+def _claim(context: Context, tag: int, outcome: str, scope: str) -> None:
     """Name the outcome of a step's requests: the last one's, earlier ones were retried."""
-    sent = range(start, len(context.client.exchanges))
+    sent = [i for i, e in enumerate(context.client.exchanges) if e.step == tag]
     for index in sent:
         context.outcomes[index] = (outcome if index == sent[-1] else "retried", scope)
 

@@ -31,6 +31,7 @@ import logging
 import re
 import socket
 import ssl
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,11 @@ class ClientConfig:
     concurrency: int = 8
 
 
+# Set by a caller around its requests (apply: one value per write step), so the
+# exchanges of concurrent tasks can be told apart; each task has its own value.
+STEP: ContextVar[int | None] = ContextVar("cmdsync_step", default=None)
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One HTTP request sent: method, path, and status (None: no response arrived).
@@ -90,6 +96,7 @@ class Exchange:
     path: str
     status: int | None
     reached: bool = True
+    step: int | None = None  # the caller's STEP when it was sent (apply's write steps)
 
     @property
     def ambiguous(self) -> bool:
@@ -232,9 +239,9 @@ class DiscordClient:
                                                 headers=headers)
             await response.aread()
         except httpx.TransportError as exc:
-            self.exchanges.append(Exchange(method, path, None, not _unsent(exc)))
+            self.exchanges.append(Exchange(method, path, None, not _unsent(exc), STEP.get()))
             raise
-        self.exchanges.append(Exchange(method, path, response.status_code))
+        self.exchanges.append(Exchange(method, path, response.status_code, step=STEP.get()))
         log.debug("%s %s -> %d", method, path, response.status_code)
         return response, token
 
