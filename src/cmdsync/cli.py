@@ -91,7 +91,6 @@ def validate(
     client_secret_file: SecretFileOption = None,
 ) -> int:
     """Check manifests against the schemas and every Discord rule (offline unless --online)."""
-    from cmdsync.render import diagnostics as render
     from cmdsync.runners.validate import validate as run_validate
 
     for rule_id in [*(select or []), *(ignore or [])]:
@@ -106,6 +105,13 @@ def validate(
     result = checked.validation
     for note in checked.notes:
         console.warn(note)
+    return _report(result, output)
+
+
+def _report(result: Any, output: OutputFormat | None) -> int:
+    """Write diagnostics as text, JSON or GitHub annotations; exit 0, 1 (errors) or 2."""
+    from cmdsync.render import diagnostics as render
+
     chosen = output or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true"
                         else OutputFormat.text)
     if chosen is OutputFormat.json:
@@ -193,6 +199,10 @@ TokenFileOption = Annotated[str | None, typer.Option(
 SecretFileOption = Annotated[str | None, typer.Option(
     "--client-secret-file", help="Read DISCORD_CLIENT_SECRET from FILE.", metavar="FILE",
     show_default=False)]
+OutputFileOption = Annotated[str | None, typer.Option(
+    "--output", "-o", help="Write the manifest to FILE (default: standard output).",
+    metavar="FILE", show_default=False)]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace FILE when it exists.")]
 BearerFileOption = Annotated[str | None, typer.Option(
     "--bearer-token-file", help="Read the user's Bearer token (scope "
     "applications.commands.permissions.update) from FILE instead of DISCORD_BEARER_TOKEN; "
@@ -277,11 +287,8 @@ def pull(
     guild: Annotated[list[str] | None, typer.Option(
         "--guild", help="Also pull this guild's commands and overwrites. Repeatable.",
         metavar="ID", show_default=False)] = None,
-    output_file: Annotated[str | None, typer.Option(
-        "--output", "-o", help="Write the manifest to FILE (default: standard output).",
-        metavar="FILE", show_default=False)] = None,
-    force: Annotated[bool, typer.Option(
-        "--force", help="Replace FILE when it exists.")] = False,
+    output_file: OutputFileOption = None,
+    force: ForceOption = False,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -299,14 +306,7 @@ def pull(
                                       application_id=application_id)
     for warning in warnings:
         console.warn(warning)
-    if output_file is None:
-        console.out(text)
-        return EXIT_OK
-    from cmdsync.manifest.files import write_file
-
-    write_file(output_file, text, what="the manifest", overwrite=force)
-    console.err(f"Wrote {output_file}.\n")
-    return EXIT_OK
+    return _write_manifest(text, output_file, force=force)
 
 
 @app.command()
@@ -314,19 +314,24 @@ def export(
     source: Annotated[str, typer.Argument(
         help="Bot code: discord.py:MODULE:ATTR (a CommandTree, or a Client or Bot with "
              ".tree).", metavar="discord.py:MODULE:ATTR", show_default=False)],
-    output_file: Annotated[str | None, typer.Option(
-        "--output", "-o", help="Write the manifest to FILE (default: standard output).",
-        metavar="FILE", show_default=False)] = None,
-    force: Annotated[bool, typer.Option(
-        "--force", help="Replace FILE when it exists.")] = False,
+    output_file: OutputFileOption = None,
+    force: ForceOption = False,
 ) -> int:
     """Write the commands a discord.py CommandTree defines as a YAML manifest."""
     from cmdsync.runners.export import export_code
 
+    _check_code_source(source)
+    return _write_manifest(export_code(source), output_file, force=force)
+
+
+def _check_code_source(source: str) -> None:
     if not source.startswith("discord.py:"):
         raise typer.BadParameter("give discord.py:MODULE:ATTR, such as discord.py:bot:tree",
                                  param_hint="'SOURCE'")
-    text = export_code(source)
+
+
+def _write_manifest(text: str, output_file: str | None, *, force: bool) -> int:
+    """Print a manifest, or write it to ``output_file`` (never over a file without --force)."""
     if output_file is None:
         console.out(text)
         return EXIT_OK
@@ -358,12 +363,9 @@ def check(
 ) -> int:
     """Check discord.py handlers against the manifests (or live commands): each mismatch
     is reported at the manifest line and the handler line."""
-    from cmdsync.render import diagnostics as render
     from cmdsync.runners.check import check_handlers
 
-    if not source.startswith("discord.py:"):
-        raise typer.BadParameter("give discord.py:MODULE:ATTR, such as discord.py:bot:tree",
-                                 param_hint="'SOURCE'")
+    _check_code_source(source)
     if live == bool(manifests):
         raise typer.BadParameter("give manifests, or --live (not both)",
                                  param_hint="'MANIFEST...' / '--live'")
@@ -371,17 +373,7 @@ def check(
                              client_secret_file=None, bearer_token_file=None) if live else None
     result = check_handlers(source, list(manifests or []), connection=connection,
                             application_id=application_id)
-    chosen = output or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true"
-                        else OutputFormat.text)
-    if chosen is OutputFormat.json:
-        console.out(render.to_json(result))
-    elif chosen is OutputFormat.github:
-        console.out(render.to_github(result))
-    else:
-        console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
-    if result.unreadable:
-        return EXIT_USAGE
-    return 1 if result.errors else EXIT_OK
+    return _report(result, output)
 
 
 class StrategyChoice(str, enum.Enum):
