@@ -14,6 +14,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 
+class Word(str, enum.Enum):
+    """A string enum that prints as its value (``f"{status}"`` is ``applied``), as JSON does."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 class CommandType(enum.IntEnum):
     CHAT_INPUT = 1
     USER = 2

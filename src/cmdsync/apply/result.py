@@ -6,14 +6,14 @@ Built by :mod:`cmdsync.apply.execute`, drawn by :mod:`cmdsync.render.apply`;
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from cmdsync.manifest.diagnostics import Diagnostic
+from cmdsync.model import Word
 from cmdsync.plan import Action
 
 
-class ChangeStatus(str, enum.Enum):
+class ChangeStatus(Word):
     """Whether one planned change was made; the value is how JSON and text name it."""
 
     APPLIED = "applied"
@@ -21,11 +21,8 @@ class ChangeStatus(str, enum.Enum):
     UNKNOWN = "unknown"  # the request got no answer (or a 5xx): it may have been made
     NOT_APPLIED = "not applied"  # an earlier request of its scope failed
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class ScopeStatus(str, enum.Enum):
+class ScopeStatus(Word):
     """A scope's outcome: every change made, one failed, or skipped after an earlier failure."""
 
     APPLIED = "applied"
@@ -33,18 +30,12 @@ class ScopeStatus(str, enum.Enum):
     SKIPPED = "skipped"
     INTERRUPTED = "interrupted"  # a signal stopped apply in this scope
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class ChangeKind(str, enum.Enum):
+class ChangeKind(Word):
     """What a change is about: a command, or one command's permission overwrites."""
 
     COMMAND = "command"
     PERMISSIONS = "permissions"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,12 @@ plan matched it to a live id, and both strategies update that id.
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
+from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, Word, scope_label
 from cmdsync.plan import Action, CommandChange, PermissionChange, Plan, ScopePlan
 
 MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite body
@@ -42,7 +41,7 @@ PATCH_RESETS: Mapping[str, Any] = {
     "dm_permission": True, "integration_types": None, "handler": 1}
 
 
-class Strategy(str, enum.Enum):
+class Strategy(Word):
     """``--strategy``: how command changes are written."""
 
     AUTO = "auto"
@@ -50,7 +49,7 @@ class Strategy(str, enum.Enum):
     PER_COMMAND = "per-command"
 
 
-class StepKind(str, enum.Enum):
+class StepKind(Word):
     """What one write request does: its value names it in messages."""
 
     BULK = "bulk"  # PUT .../commands, a bulk overwrite of the scope
@@ -58,9 +57,6 @@ class StepKind(str, enum.Enum):
     UPDATE = "update"  # PATCH .../commands/{id}
     DELETE = "delete"  # DELETE .../commands/{id}
     PERMISSIONS = "permissions"  # PUT .../commands/{id}/permissions
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def method(self) -> str:
@@ -72,9 +68,10 @@ class StepKind(str, enum.Enum):
 class Step:
     """One write request.
 
-    ``kind`` says which request (:class:`StepKind`). ``commands`` are the command changes it carries
-    (a bulk overwrite carries every change of its scope); ``permission`` the
-    overwrite change; ``body`` the JSON sent (None for a DELETE).
+    ``kind`` says which request (:class:`StepKind`). ``commands`` are the
+    command changes it carries (a bulk overwrite carries every change of its
+    scope); ``permission`` the overwrite change; ``body`` the JSON sent (None
+    for a DELETE).
     """
 
     kind: StepKind
