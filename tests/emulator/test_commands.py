@@ -213,3 +213,15 @@ async def test_api_prefixes_and_ids(api: httpx.AsyncClient) -> None:
     async with asgi_client(emulator(), prefix="/api") as bare:
         assert (await bare.get(f"/applications/{APP}/guilds/{GUILD}/commands",
                                headers=BOT)).status_code == 200
+
+
+async def test_default_member_permissions_as_an_integer_is_accepted(
+        api: httpx.AsyncClient) -> None:
+    """hikari sends the bit set as a JSON integer, as Discord's OpenAPI document types it."""
+    made = await api.post(GLOBAL, json={"name": "ban", "description": "Ban a member",
+                                        "default_member_permissions": 4})
+    assert made.status_code == 201, made.text
+    assert made.json()["default_member_permissions"] == "4"  # returned as Discord does
+    bulk = await api.put(GLOBAL, json=[{"name": "kick", "description": "Kick",
+                                        "default_member_permissions": 2}])
+    assert bulk.status_code == 200 and bulk.json()[0]["default_member_permissions"] == "2"

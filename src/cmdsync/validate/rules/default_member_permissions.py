@@ -1,8 +1,8 @@
 """``default_member_permissions`` is a bit set of real permissions, null, or permission names.
 
-Discord takes a decimal string of permission bits (FACTS.md "Enums",
-"Permission bits": bits 0-46 and 48-52 are assigned; 47 is not), or null
-for everyone; ``"0"`` hides the command from all but administrators.
+Discord takes a decimal string of permission bits (Discord's "Permissions"
+docs: bits 0-46 and 48-52 are assigned; 47 is not), the same bits as an
+integer (its OpenAPI document types the field so), or null for everyone; ``"0"`` hides the command from all but administrators.
 cmdsync also accepts a list of lowercase permission names
 (``[manage_guild, kick_members]``) and sends their bit set. A decimal string
 that sets an unassigned bit is an error here. Strings that are not decimal
@@ -54,10 +54,12 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
     for entry in manifest.commands:
         value = entry.data.get(FIELD)
         path = entry.path + (FIELD,)
-        if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        if isinstance(value, bool):
+            continue
+        if (isinstance(value, str) and _DECIMAL.fullmatch(value)) or isinstance(value, int):
             bits = unassigned_bits(int(value))
             if bits:
-                yield Finding(entry.doc, path, _bad_bits(value, bits))
+                yield Finding(entry.doc, path, _bad_bits(str(value), bits))
         elif isinstance(value, str) and value.isascii() and value.isdigit():
             yield Finding(entry.doc, path, f"{FIELD} has {len(value)} digits, far more than any "
                           "set of Discord permissions: write names such as [manage_guild]")
