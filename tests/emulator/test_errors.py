@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Limits
+from cmdsync.emulator.form_body import NAME_LENGTH
 from cmdsync.validate import validate_api_commands
 from tests.support.emulator import (
     APP,
@@ -79,7 +80,9 @@ async def test_leaf_codes_of_rule_failures(api: httpx.AsyncClient, body: dict[st
                                            rule: str, errors_path: tuple[str, ...],
                                            code: str) -> None:
     response = await api.post(GLOBAL, json=body)
-    expected: dict[str, Any] = leaf(code, message([body], rule))
+    # A name of the wrong length gets Discord's own words, not the rule's.
+    words = NAME_LENGTH if rule == "CS102" else message([body], rule)
+    expected: dict[str, Any] = leaf(code, words)
     for part in reversed(errors_path):
         expected = {part: expected}
     assert (response.status_code, response.json()) == (400, invalid(expected))
@@ -163,3 +166,25 @@ async def test_unknown_routes_and_methods(api: httpx.AsyncClient, method: str, p
     response = await api.request(method, path)
     message = "404: Not Found" if status == 404 else "405: Method Not Allowed"
     assert (response.status_code, response.json()) == (status, {"message": message, "code": 0})
+
+
+@pytest.mark.parametrize("body, where", [
+    ({"name": "a" * 33, "description": "Too long"}, ["name"]),
+    ({"name": "ok", "description": "d", "name_localizations": {"fr": "b" * 33}},
+     ["name_localizations", "fr"]),
+    ({"type": 2, "name": "C" * 33}, ["name"]),
+    ({"name": "ok", "description": "d",
+      "options": [{"type": 3, "name": "o" * 33, "description": "x"}]},
+     ["options", "0", "name"]),
+], ids=["chat-input", "localized", "user", "option"])
+async def test_an_over_long_name_is_base_type_bad_length(api: httpx.AsyncClient,
+                                                         body: dict[str, Any],
+                                                         where: list[str]) -> None:
+    """What Discord answers hikari and discord.js for a 33-character name."""
+    answer = await api.post(f"/applications/{APP}/commands", json=body)
+    assert answer.status_code == 400
+    node = answer.json()["errors"]
+    for part in where:
+        node = node[part]
+    assert node["_errors"] == [{"code": "BASE_TYPE_BAD_LENGTH",
+                                "message": "Must be between 1 and 32 in length."}]

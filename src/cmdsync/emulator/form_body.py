@@ -55,6 +55,10 @@ LEAF_CODES: Mapping[str, str] = {
     "CS503": "APPLICATION_COMMANDS_DUPLICATE_ID",  # *
 }
 DEFAULT_LEAF_CODE = "BASE_TYPE_INVALID"
+# A name (default or localized) of the wrong length: Discord's own code and words,
+# whatever else is wrong with it (seen in its answers to hikari and discord.js).
+_NAME_RULES = frozenset({"CS101", "CS102"})
+NAME_LENGTH = "Must be between 1 and 32 in length."
 # Where Discord puts the leaf when it is not the field the rule points at:
 # on the enclosing object (a duplicate name is reported on the command, a
 # misplaced required option on the option) or on the enclosing array.
@@ -77,8 +81,15 @@ def invalid_form_body(diagnostics: Iterable[Diagnostic], items: list[Any], *,
     for diag in diagnostics:
         code = LEAF_CODES.get(diag.rule, DEFAULT_LEAF_CODE)
         for path, leaf_code in _places(diag.rule, _parts(diag.location.pointer), items, code):
-            leaves.append((path[1:] if single else path, leaf_code, diag.message))
+            message = diag.message
+            if diag.rule in _NAME_RULES and _bad_length(_resolve(items, path)):
+                leaf_code, message = "BASE_TYPE_BAD_LENGTH", NAME_LENGTH
+            leaves.append((path[1:] if single else path, leaf_code, message))
     return nest(leaves)
+
+
+def _bad_length(value: Any) -> bool:
+    return isinstance(value, str) and not 1 <= len(value) <= 32
 
 
 def nest(leaves: Iterable[tuple[Sequence[str], str, str]]) -> dict[str, Any]:
