@@ -505,3 +505,32 @@ def test_the_admin_api_limits_bodies(admin_url: str) -> None:
                           headers={"Content-Type": "application/json"})
         assert big.status_code == 413
         assert client.post(f"{admin_url}/reset").status_code == 204
+
+
+class NotInstalled:
+    """Discord for a guild the application is not installed in: 403 code 50001."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and "/guilds/" in scope["path"]:
+            await JSONResponse({"message": "Missing Access", "code": 50001},
+                               status_code=403)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def test_a_guild_without_the_app_says_to_invite_it(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text(
+        'guilds:\n  "222222222222222222":\n    commands: [{name: ping, description: Ping}]\n',
+        encoding="utf-8")
+    with BackgroundServer(NotInstalled(create_app(new_emulator()))) as base_url:
+        done = cmdsync("plan", "--api-url", f"{base_url}/api/v10", "bot.yaml", cwd=tmp_path,
+                       env={"DISCORD_BOT_TOKEN": emulator_seed.BOT_TOKEN,
+                            "DISCORD_APPLICATION_ID": APP})
+    assert done.returncode == 1
+    assert "HTTP 403: Missing Access (code 50001): the application is not installed in guild " \
+           "222222222222222222 with the applications.commands scope" in done.stderr
+    assert f"https://discord.com/oauth2/authorize?client_id={APP}&scope=applications.commands" \
+        in done.stderr

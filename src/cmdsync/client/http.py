@@ -389,10 +389,21 @@ BEARER_NEEDED = ("editing permission overwrites needs a user's Bearer token with
 COMMAND_GONE = "the command no longer exists (deleted since the plan?): plan again"
 
 
-def _hint(status: int, code: int | None, credential: str) -> str | None:
+MISSING_ACCESS = 50001  # Discord's "Missing Access"
+
+
+def _hint(status: int, code: int | None, credential: str, path: str = "") -> str | None:
     if status == 401 and not code:
         return (f"Discord did not accept the {credential}: check that it is this "
                 "application's current token")
+    found = re.match(r"/applications/(\d+)/guilds/(\d+)/", path)
+    if code == MISSING_ACCESS and found:
+        app, guild = found.groups()
+        return (f"the application is not installed in guild {guild} with the "
+                "applications.commands scope (the most common reason commands do not show): "
+                "invite it with https://discord.com/oauth2/authorize?client_id="
+                f"{app}&scope=applications.commands (add bot to the scope for a bot user), "
+                "or remove the guild from the manifest")
     return {20001: BEARER_NEEDED, 10063: COMMAND_GONE}.get(code or 0)
 
 
@@ -407,4 +418,4 @@ def _api_error(method: str, path: str, response: httpx.Response, body: Any, *,
                                                       (int, float)) else None
     return ApiError(method=method, path=path, status=response.status_code, code=code,
                     message=str(message or response.reason_phrase or "error"), errors=errors,
-                    retry_after=retry, hint=_hint(response.status_code, code, credential))
+                    retry_after=retry, hint=_hint(response.status_code, code, credential, path))
