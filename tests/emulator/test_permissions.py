@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync.emulator.seed import default_seed
 from tests.support.emulator import (
     APP,
     BOT,
@@ -17,7 +18,9 @@ from tests.support.emulator import (
     GUILD_COMMANDS,
     USER,
     USER_ID,
+    asgi_client,
     chat,
+    emulator,
 )
 
 pytestmark = pytest.mark.anyio
@@ -194,3 +197,18 @@ async def test_batch_edit_is_disabled(api: httpx.AsyncClient) -> None:
                              headers=USER, json=[{"id": APP, "permissions": [ROLE]}])
     assert (response.status_code, response.json()) == (405, {
         "message": "405: Method Not Allowed", "code": 0})
+
+
+async def test_a_guild_without_the_application_is_missing_access() -> None:
+    """Discord's answer for a guild the app was not invited to with applications.commands."""
+    seed = default_seed()
+    seed["guilds"].append({"id": "777777777777777777", "applications": []})
+    async with asgi_client(emulator(seed=seed)) as client:
+        client.headers.update(BOT)
+        path = f"/applications/{APP}/guilds/777777777777777777/commands"
+        for answer in (await client.get(path),
+                       await client.put(path, json=[{"name": "ping", "description": "Pong"}])):
+            assert (answer.status_code, answer.json()) == (
+                403, {"message": "Missing Access", "code": 50001})
+        unknown = await client.get(f"/applications/{APP}/guilds/888888888888888888/commands")
+        assert (unknown.status_code, unknown.json()["code"]) == (404, 10004)

@@ -44,10 +44,13 @@ def application(store: Store, token: Token, app_id: str) -> Application:
     return app
 
 
-def guild(store: Store, guild_id: str) -> None:
-    """404 code 10004 unless the guild exists."""
+def guild(store: Store, guild_id: str, application_id: str) -> None:
+    """404 code 10004 unless the guild exists; 403 code 50001 (Missing Access) unless the
+    application is installed in it with the applications.commands scope."""
     if not store.guild_exists(guild_id):
         raise error_replies.unknown("guild")
+    if not store.installed_in(guild_id, application_id):
+        raise error_replies.missing_access()
 
 
 def require_scope(token: Token, *, permissions: bool) -> None:

@@ -39,7 +39,7 @@ class Call:
         ``permissions`` selects the scope a bearer token needs
         (``applications.commands.permissions.update`` instead of
         ``applications.commands.update``); ``edit`` the stricter checks of a
-        permission PUT. Raises 404 (10002, 10004), 401 or 403 as in
+        permission PUT. Raises 404 (10002, 10004), 401 or 403 (50001 and others) as in
         :mod:`cmdsync.emulator.access`.
         """
         app = access.application(self.store, self.token, self.params["application_id"])
@@ -48,7 +48,7 @@ class Call:
         access.require_scope(self.token, permissions=permissions or edit)
         guild_id = self.params.get("guild_id", "")
         if guild_id:
-            access.guild(self.store, guild_id)
+            access.guild(self.store, guild_id, app.id)
         if edit:
             access.manages_guild(self.token, guild_id)
         with self.store.transaction() as db:

@@ -13,7 +13,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +44,9 @@ CREATE TABLE IF NOT EXISTS daily_creates (
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 # Columns added since the first state files; an older file gets them on open.
-_ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'"}}
+_ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'"},
+                  # JSON list of the applications installed in the guild; NULL: every one
+                  "guilds": {"installed": "TEXT"}}
 
 
 @dataclass(frozen=True)
@@ -186,14 +188,26 @@ class Store:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM guilds").fetchone()[0])
 
-    def add_guild(self, guild_id: str, name: str) -> None:
+    def add_guild(self, guild_id: str, name: str,
+                  installed: Sequence[str] | None = None) -> None:
+        """Add a guild; ``installed`` lists the applications in it (None: every one)."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO guilds VALUES (?, ?)", (guild_id, name))
+            db.execute("INSERT OR REPLACE INTO guilds (id, name, installed) VALUES (?, ?, ?)",
+                       (guild_id, name, None if installed is None else json.dumps(
+                           [str(a) for a in installed])))
 
     def guild_exists(self, guild_id: str) -> bool:
         with self._lock:
             return self._db.execute("SELECT 1 FROM guilds WHERE id = ?",
                                     (guild_id,)).fetchone() is not None
+
+    def installed_in(self, guild_id: str, application_id: str) -> bool:
+        """Whether the application is in the guild with the applications.commands scope."""
+        with self._lock:
+            row = self._db.execute("SELECT installed FROM guilds WHERE id = ?",
+                                   (guild_id,)).fetchone()
+        return row is not None and (row["installed"] is None
+                                    or application_id in json.loads(row["installed"]))
 
     def add_token(self, token: Token) -> None:
         with self.transaction() as db:

@@ -81,6 +81,11 @@ def bots_only() -> ErrorReply:
     return ErrorReply(403, 20002, "Only bots can use this endpoint")
 
 
+def missing_access() -> ErrorReply:
+    """The application is not installed in the guild (with applications.commands)."""
+    return ErrorReply(403, 50001, "Missing Access")
+
+
 def missing_permissions() -> ErrorReply:
     """The token's user may not manage the guild."""
     return ErrorReply(403, 50013, "Missing Permissions")

@@ -20,6 +20,8 @@ that default and has its shape::
         entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (FACTS.md)
     guilds:
       - {id: "555555555555555555", name: Test guild}
+      - {id: "777777777777777777", name: Elsewhere, applications: []}  # installed apps
+                                                # (default: every application)
     users:
       - id: "666666666666666666"
         application_id: "444444444444444444"   # the app the bearer token was issued to
@@ -110,6 +112,8 @@ def check_seed(data: Any, source: str = "seed") -> None:
                     raise UsageError(f"{where}: {key!r} is required")
             if section == "applications":
                 _application(item, where)
+            if section == "guilds" and not isinstance(item.get("applications", []), list):
+                raise UsageError(f"{where}: applications must be a list of application ids")
     if not data.get("applications"):
         raise UsageError(f"{source}: at least one application is required")
 
@@ -136,7 +140,9 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
             with store.transaction() as db:
                 add_entry_point(store, db, app, now)
     for guild in seed.get("guilds") or []:
-        store.add_guild(str(guild["id"]), str(guild.get("name", "Guild")))
+        installed = guild.get("applications")
+        store.add_guild(str(guild["id"]), str(guild.get("name", "Guild")),
+                        None if installed is None else [str(a) for a in installed])
     for user in seed.get("users") or []:
         store.add_token(Token(str(user["bearer_token"]), "bearer", str(user["application_id"]),
                               str(user["id"]), frozenset(str(s) for s in user.get("scopes") or []),
