@@ -24,6 +24,7 @@ import typer
 from cmdsync import __version__
 from cmdsync.errors import (
     EXIT_BUG,
+    EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TERMINATED,
@@ -262,8 +263,9 @@ def plan(
                      prune=not no_prune)
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
-    if run.plan is None:
-        return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+    if run.plan is None:  # with --detailed-exitcode, 2 means changes only (as Terraform)
+        return EXIT_USAGE if run.validation.unreadable and not detailed_exitcode \
+            else EXIT_FAILURE
     result = run.plan
     if output is PlanFormat.json:
         console.out(render.to_json(result, api_url=run.api_url))
@@ -501,14 +503,17 @@ def main(argv: list[str] | None = None) -> None:
     click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__
                                             if c.__name__ == "ClickException")
     previous = _on_sigterm(_terminated)
+    args = sys.argv[1:] if argv is None else argv
+    # With --detailed-exitcode, 2 means "changes" and nothing else: usage errors exit 1.
+    detailed = "--detailed-exitcode" in args
     try:
-        _refuse_tokens(sys.argv[1:] if argv is None else argv)
+        _refuse_tokens(args)
         code = app(args=argv, standalone_mode=False, prog_name="cmdsync")
     except typer.Exit as exc:
         code = exc.exit_code
     except click_exception as exc:
         exc.show()  # type: ignore[attr-defined]
-        code = exc.exit_code  # type: ignore[attr-defined]
+        code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
     except (typer.Abort, KeyboardInterrupt):
         console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
@@ -517,7 +522,7 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_TERMINATED
     except CmdsyncError as exc:
         console.err(f"error: {exc}\n")
-        code = exc.exit_code
+        code = EXIT_FAILURE if detailed else exc.exit_code
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback

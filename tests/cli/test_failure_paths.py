@@ -534,3 +534,24 @@ def test_a_guild_without_the_app_says_to_invite_it(tmp_path: Path) -> None:
            "222222222222222222 with the applications.commands scope" in done.stderr
     assert f"https://discord.com/oauth2/authorize?client_id={APP}&scope=applications.commands" \
         in done.stderr
+
+
+# --- --detailed-exitcode: 2 means changes, and nothing else -----------------------------
+
+@pytest.mark.parametrize("args, code", [
+    (["missing.yaml"], 1),
+    (["--no-such-flag", "bot.yaml"], 1),
+    (["bot.yaml"], 2),
+], ids=["missing-manifest", "unknown-flag", "changes"])
+def test_detailed_exitcode_keeps_2_for_changes(tmp_path: Path, args: list[str],
+                                               code: int) -> None:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    done = cmdsync("plan", "--local", "--detailed-exitcode", *args, cwd=tmp_path)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert cmdsync("plan", "--local", *args[:1], cwd=tmp_path).returncode == (
+        2 if code == 1 else 0)  # without the flag, usage errors stay 2 and changes 0
+    if code == 2:
+        assert cmdsync("apply", "--local", "--auto-approve", "bot.yaml",
+                       cwd=tmp_path).returncode == 0
+        again = cmdsync("plan", "--local", "--detailed-exitcode", "bot.yaml", cwd=tmp_path)
+        assert again.returncode == 0
