@@ -44,6 +44,7 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT_TAG = "tag:yaml.org,2002:int"
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
 _FLATTEN_TAGS = (_MERGE_TAG, "tag:yaml.org,2002:value")  # what flatten_mapping rewrites
 # Constructors that keep no state, called directly (construct_object records
 # every node it builds, for recursive structures that scalars cannot be).
@@ -354,6 +355,10 @@ class _Converter:
             return self._interpolate(value, node, path) if self.interpolate_strings else value
         if node.tag == _INT_TAG and path and path[-1] in SNOWFLAKE_KEYS:
             return str(node.value).replace("_", "")
+        if node.tag == _BOOL_TAG and str(node.value).lower() not in ("true", "false"):
+            # YAML 1.2's core schema, as editors read it: yes, no, on, off are strings.
+            value = str(node.value)
+            return self._interpolate(value, node, path) if self.interpolate_strings else value
         simple = _SIMPLE_SCALARS.get(node.tag)
         try:
             value = simple(self.loader, node) if simple else self.loader.construct_object(node)

@@ -131,10 +131,12 @@ def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
     elif kind == "type":
         expected = _expected(error)
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        hint = ": write true or false" if wanted == "boolean" \
+            and isinstance(error.instance, str) else ""
         yield Diagnostic("CS011", Severity.ERROR,
                          f"{_field(path)} must be {_article(wanted)}, not "
-                         f"{_article(_json_type(error.instance))} ({_short(error.instance)})",
-                         doc.locate(path))
+                         f"{_article(_json_type(error.instance))} ({_short(error.instance)})"
+                         + hint, doc.locate(path))
     else:
         yield Diagnostic("CS011", Severity.ERROR, f"{_field(path)}: {error.message}",
                          doc.locate(path))
