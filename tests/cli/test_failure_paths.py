@@ -555,3 +555,14 @@ def test_detailed_exitcode_keeps_2_for_changes(tmp_path: Path, args: list[str],
                        cwd=tmp_path).returncode == 0
         again = cmdsync("plan", "--local", "--detailed-exitcode", "bot.yaml", cwd=tmp_path)
         assert again.returncode == 0
+
+
+def test_an_application_id_flag_contradicting_the_manifest_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text(f'application_id: "{APP}"\n' + MANIFEST,
+                                       encoding="utf-8")
+    done = cmdsync("plan", "--api-url", "http://127.0.0.1:9/api/v10", "--application-id",
+                   "222222222222222222", "bot.yaml", cwd=tmp_path,
+                   env={"DISCORD_BOT_TOKEN": TOKEN})
+    assert (done.returncode, done.stderr) == (
+        2, f"error: --application-id 222222222222222222 differs from the manifest's "
+           f"application_id {APP}\n")

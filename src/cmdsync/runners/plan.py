@@ -89,7 +89,7 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
         return validation, None
     manifest = validation.manifest
     local_default = local_application_id() if connection.local else None
-    own = None if application_id or connection.local else manifest_application_id(manifest)
+    own = None if connection.local else manifest_application_id(manifest)
     app = resolve_application_id(manifest=own, flag=application_id, env=env,
                                  local_default=local_default)
     return validation, desired_state(manifest, application_id=app)
