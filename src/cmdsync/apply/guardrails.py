@@ -8,7 +8,8 @@ state, the credentials present). Like octodns' ``Plan.raise_if_unsafe``,
   whose type the manifest changes, a permissions key naming no command);
 - requests that cannot be made (:func:`cmdsync.apply.strategy.schedule`);
 - creates over Discord's 200 per guild per UTC day, counting what the
-  ledger (:mod:`cmdsync.apply.ledger`) recorded today (FACTS.md "Rate limits");
+  ledger (:mod:`cmdsync.apply.ledger`) recorded today (Discord's "Application Commands"
+  docs: 200 creates a day per guild);
 - permission overwrites to change without a user's Bearer token (a bot
   token gets 403 code 20001, FACTS.md "Endpoints").
 

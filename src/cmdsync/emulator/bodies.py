@@ -13,7 +13,7 @@ mean the same command store equal, which is how ``version`` changes on real
 changes only. Fields that only mean something on global commands
 (``dm_permission``, ``contexts``, ``integration_types``) are dropped from
 guild commands; a global command without ``integration_types`` gets the
-application's (FACTS.md "What a GET returns").
+application's (as Discord returns them: its "Application Commands" docs).
 
 Commands as Discord returns them, and the requester's locale.
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from cmdsync.state import Overwrite
 
-DAILY_CREATE_LIMIT = 200  # command creates per guild per day (FACTS.md "Rate limits")
+DAILY_CREATE_LIMIT = 200  # creates per guild per day (Discord's "Application Commands" docs)
 
 
 class Action(str, enum.Enum):
