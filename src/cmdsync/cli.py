@@ -37,7 +37,7 @@ app = typer.Typer(
     name="cmdsync",
     help="Declarative Discord application commands: validate, plan and apply.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -64,8 +64,12 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
+    no_color: Annotated[bool, typer.Option(
+        "--no-color", help="Never colour the output (as NO_COLOR=1 does).")] = False,
 ) -> None:
     """Declarative Discord application commands: validate, plan and apply."""
+    if no_color:
+        os.environ["NO_COLOR"] = "1"  # read by render.console.use_colour
 
 
 @app.command()
@@ -282,6 +286,9 @@ def plan(
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         (console.err if output is PlanFormat.json else console.out)(message)
     return EXIT_CHANGES if detailed_exitcode and result.has_changes else EXIT_OK
+
+
+app.command("diff", help="The same as plan: show what apply would change.")(plan)
 
 
 @app.command()

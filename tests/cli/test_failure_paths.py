@@ -566,3 +566,18 @@ def test_an_application_id_flag_contradicting_the_manifest_is_an_error(tmp_path:
     assert (done.returncode, done.stderr) == (
         2, f"error: --application-id 222222222222222222 differs from the manifest's "
            f"application_id {APP}\n")
+
+
+# --- conveniences ruff and Terraform users expect ---------------------------------------
+
+def test_diff_is_plan_and_no_color_and_completion(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    plan = cmdsync("plan", "--local", "bot.yaml", cwd=tmp_path)
+    diff = cmdsync("diff", "--local", "bot.yaml", cwd=tmp_path)
+    assert (diff.returncode, diff.stdout) == (plan.returncode, plan.stdout)
+    colour = {"FORCE_COLOR": "1", "NO_COLOR": ""}
+    plain = cmdsync("--no-color", "validate", "missing.yaml", cwd=tmp_path, env=colour)
+    assert "\x1b[" not in plain.stdout and "missing.yaml: CS001" in plain.stdout
+    assert "\x1b[" in cmdsync("validate", "missing.yaml", cwd=tmp_path, env=colour).stdout
+    completion = cmdsync("--show-completion", "bash", cwd=tmp_path)
+    assert completion.returncode == 0 and "_cmdsync_completion" in completion.stdout
