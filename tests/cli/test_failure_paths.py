@@ -564,8 +564,8 @@ def test_an_application_id_flag_contradicting_the_manifest_is_an_error(tmp_path:
                    "222222222222222222", "bot.yaml", cwd=tmp_path,
                    env={"DISCORD_BOT_TOKEN": TOKEN})
     assert (done.returncode, done.stderr) == (
-        2, f"error: --application-id 222222222222222222 differs from the manifest's "
-           f"application_id {APP}\n")
+        2, (f"error: --application-id 222222222222222222 differs from the manifest's "
+           f"application_id {APP}\n"))
 
 
 # --- conveniences ruff and Terraform users expect ---------------------------------------

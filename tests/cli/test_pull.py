@@ -10,10 +10,13 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cmdsync.client import endpoints
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
+from cmdsync.manifest.loader import load_text
 from cmdsync.runners.plan import plan_paths
 from cmdsync.runners.pull import pull_application
 from cmdsync.runners.session import Connection
@@ -224,3 +227,19 @@ def test_pull_rejects_a_bad_guild_id(capsys: pytest.CaptureFixture[str],
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "pull", "--local", "--guild", "abc") == (
         2, "", "error: --guild 'abc' is not a guild id (a snowflake)\n")
+
+
+# What YAML treats specially, NEL and the other line breaks among it, or any character.
+AWKWARD = st.sampled_from(["\x85", "\u2028", "\u2029", "\r", "\n", "\t", "'", '"', ": ", "#",
+                           "- ", "yes", " "])
+
+
+@given(st.lists(AWKWARD | st.characters(), max_size=8).map("".join))
+@settings(max_examples=300)
+def test_pulled_yaml_loads_back_every_string(text: str) -> None:
+    """Any description or choice value, NEL and other YAML line breaks included."""
+    manifest = {"commands": [{"name": "x", "description": text, "options": [
+        {"type": "string", "name": "o", "description": "d",
+         "choices": [{"name": "n", "value": text}]}]}]}
+    doc = load_text(to_yaml(manifest), file="pulled.yaml", kind="yaml", env={})
+    assert doc.data == manifest

@@ -196,6 +196,29 @@ def to_yaml(manifest: Mapping[str, Any], *, header: str | None = None) -> str:
         header = ("# Written by cmdsync pull from the live commands of application "
                   f"{manifest.get('application_id')}.\n"
                   "# `cmdsync plan` on this file shows no changes.\n")
-    body = yaml.safe_dump(dict(manifest), sort_keys=False, allow_unicode=True,
-                          default_flow_style=False, width=100)
+    body = yaml.dump(dict(manifest), Dumper=_dumper(), sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=100)
     return header + body
+
+
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029")  # YAML line breaks beside \n and \r
+
+
+def _dumper() -> Any:
+    """PyYAML's safe dumper, double-quoting strings that hold NEL, LS or PS.
+
+    PyYAML writes those raw in plain and single-quoted scalars, and its loader
+    then reads them as line breaks: a double-quoted scalar escapes them
+    (``\\N``, ``\\L``, ``\\P``), so the text loads back as it was.
+    """
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = '"' if any(mark in value for mark in _LINE_BREAKS) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, string)
+    return Dumper
