@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -168,13 +169,22 @@ commands:
 """
 
 
-def _saved_plan(tmp_path: Path) -> dict[str, object]:
-    """Apply TWO locally, change echo's description, save the plan: one update, one no-op."""
-    (tmp_path / "bot.yaml").write_text(TWO, encoding="utf-8")
-    assert cmdsync("apply", "--local", "--auto-approve", "bot.yaml", cwd=tmp_path).returncode == 0
-    (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Repeat"), encoding="utf-8")
-    done = cmdsync("plan", "--local", "--out", "plan.json", "bot.yaml", cwd=tmp_path)
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory where TWO was applied locally, then echo's description changed and the
+    plan saved: one update, one no-op. Tests work on copies of it."""
+    where = tmp_path_factory.mktemp("planned")
+    (where / "bot.yaml").write_text(TWO, encoding="utf-8")
+    assert cmdsync("apply", "--local", "--auto-approve", "bot.yaml", cwd=where).returncode == 0
+    (where / "bot.yaml").write_text(TWO.replace("Say it back", "Repeat"), encoding="utf-8")
+    done = cmdsync("plan", "--local", "--out", "plan.json", "bot.yaml", cwd=where)
     assert done.returncode == 0, done.stderr
+    return where
+
+
+def _saved_plan(planned: Path, tmp_path: Path) -> dict[str, object]:
+    """A fresh copy of the planned directory in ``tmp_path``; the saved plan's document."""
+    shutil.copytree(planned, tmp_path, dirs_exist_ok=True)
     document: dict[str, object] = json.loads((tmp_path / "plan.json").read_text("utf-8"))
     return document
 
@@ -226,9 +236,9 @@ def _edit_digest(document: dict[str, object]) -> None:
 
 @pytest.mark.parametrize("tamper", [_edit_body, _add_create, _edit_no_op, _edit_digest],
                          ids=["request-body", "added-create", "no-op-body", "digest"])
-def test_a_tampered_saved_plan_is_refused_before_any_request(tmp_path: Path, tamper: object
-                                                             ) -> None:
-    document = _saved_plan(tmp_path)
+def test_a_tampered_saved_plan_is_refused_before_any_request(planned: Path, tmp_path: Path,
+                                                             tamper: object) -> None:
+    document = _saved_plan(planned, tmp_path)
     assert callable(tamper)
     tamper(document)
     err = _apply_refused(tmp_path, document, redigest=False)
@@ -245,9 +255,9 @@ def test_a_tampered_saved_plan_is_refused_before_any_request(tmp_path: Path, tam
     (_edit_no_op, ("global: chat_input 'ping': the plan sends another body than the manifests "
                   "give")),
 ], ids=["request-body", "added-create", "no-op-body"])
-def test_a_re_digested_plan_is_held_against_its_manifests(tmp_path: Path, tamper: object,
-                                                          reason: str) -> None:
-    document = _saved_plan(tmp_path)
+def test_a_re_digested_plan_is_held_against_its_manifests(planned: Path, tmp_path: Path,
+                                                          tamper: object, reason: str) -> None:
+    document = _saved_plan(planned, tmp_path)
     assert callable(tamper)
     tamper(document)
     err = _apply_refused(tmp_path, document, redigest=True)
@@ -256,8 +266,9 @@ def test_a_re_digested_plan_is_held_against_its_manifests(tmp_path: Path, tamper
                    f"FILE`):\n  - {reason}\n")
 
 
-def test_a_plan_whose_manifests_changed_since_is_refused(tmp_path: Path) -> None:
-    document = _saved_plan(tmp_path)
+def test_a_plan_whose_manifests_changed_since_is_refused(planned: Path,
+                                                         tmp_path: Path) -> None:
+    document = _saved_plan(planned, tmp_path)
     (tmp_path / "bot.yaml").write_text(TWO.replace("Say it back", "Echo"), encoding="utf-8")
     err = _apply_refused(tmp_path, document, redigest=False)
     assert "global: chat_input 'echo': the plan sends another body than the manifests give" \
@@ -322,6 +333,7 @@ MANY = "commands:\n" + "".join(f"  - {{name: c{i}, description: Command {i}}}\n"
                                for i in range(40))
 
 
+@pytest.mark.slow  # real processes, 50 ms a request: about 4 s each
 @pytest.mark.parametrize("sig, code, output", [
     (signal.SIGTERM, 143, "text"), (signal.SIGINT, 130, "json")], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_mid_apply_stops_cleanly_and_reports(tmp_path: Path, sig: signal.Signals,
