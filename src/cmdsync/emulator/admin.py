@@ -13,6 +13,16 @@ No authentication; faults and rate limits never apply here.
   configuration was last set); ``DELETE`` clears the requests and counts.
 - ``GET /_emulator/state``: every application, guild, command (stored form),
   permission overwrite and daily create count.
+- ``POST /_emulator/interactions``: run a command as a user in the client
+  would (what ``cmdsync invoke`` sends; the body is an
+  :class:`~cmdsync.emulator.invocation.Invocation` as JSON, e.g.
+  ``{"application_id": "1...", "line": "/ping", "guild_id": "2..."}``):
+  200 ``{"interaction", "response", "failure", "messages"}``
+  (:func:`cmdsync.emulator.interactions.invoke`); 400 ``{"message",
+  "code": 0}`` when the client would refuse it, saying why; 400 code 50035
+  for an outdated global command (read-repair).
+- ``GET /_emulator/interactions/{id}``: that exchange now (follow-ups
+  included).
 - ``GET`` / ``PUT /_emulator/config``: ``{"ratelimit": {"global_limit",
   "global_window", "route_limit", "route_window"}, "faults": {"latency",
   "error_rate", "error_statuses", "drop_rate", "seed", "slow_rate",
@@ -36,11 +46,15 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from cmdsync.emulator import interactions
+from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.invocation import Invocation, Refused
 from cmdsync.emulator.seed import parse_seed
 from cmdsync.errors import UsageError
 
@@ -53,7 +67,9 @@ def routes() -> list[Route]:
             Route("/seed", _guarded(seed), methods=["POST"]),
             Route("/log", _guarded(log), methods=["GET", "DELETE"]),
             Route("/state", _guarded(state), methods=["GET"]),
-            Route("/config", _guarded(config), methods=["GET", "PUT"])]
+            Route("/config", _guarded(config), methods=["GET", "PUT"]),
+            Route("/interactions", _guarded(invoke), methods=["POST"]),
+            Route("/interactions/{interaction_id}", _guarded(interaction), methods=["GET"])]
 
 
 def _bad(message: str, status: int = 400) -> Response:
@@ -105,6 +121,31 @@ async def seed(request: Request) -> Response:
     except UsageError as exc:
         return _bad(str(exc))
     return Response(status_code=204)
+
+
+async def invoke(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    try:
+        invocation = Invocation.from_json(json.loads(request.state.body or b"null"))
+        result = await run_in_threadpool(
+            interactions.invoke, emulator.store, invocation, now=emulator.clock(),
+            limits=emulator.limits)
+    except ValueError:
+        return _bad("send the invocation as a JSON object")
+    except Refused as exc:
+        return _bad(str(exc))
+    except ErrorReply as exc:
+        return JSONResponse(exc.body(), status_code=exc.status)
+    return JSONResponse(result)
+
+
+async def interaction(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    try:
+        result = interactions.exchange(emulator.store, request.path_params["interaction_id"])
+    except ErrorReply as exc:
+        return JSONResponse(exc.body(), status_code=exc.status)
+    return JSONResponse(result)
 
 
 async def log(request: Request) -> Response:

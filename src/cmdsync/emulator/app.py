@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 
 from cmdsync.emulator import access, admin, error_replies, oauth
 from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.routes import ROUTES
@@ -40,7 +41,7 @@ from cmdsync.emulator.routes import Route as ApiRoute
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
 MAX_JSON_DEPTH = 64
 CLIENT_CLOSED = 499  # logged for a request whose client left before sending its body
-_SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id")
+_SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id", "interaction_id")
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
@@ -93,8 +94,13 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
                  ) -> tuple[Reply, dict[str, str]]:
     """Run one API request through auth, rate limits and its handler."""
     now = emulator.clock()
-    token = access.authenticate(emulator.store, request.headers.get("authorization"), now=now)
     params = dict(request.path_params)
+    if route.auth:
+        token = access.authenticate(emulator.store, request.headers.get("authorization"),
+                                    now=now)
+    else:  # the interaction token in the path is the credential
+        token = Token("interaction:" + params.get("interaction_token", ""), "interaction",
+                      params.get("application_id", ""), None, frozenset(), None, frozenset())
     major = params.get("guild_id") or params.get("application_id", "")
     decision = emulator.limiter.hit(token.token, route.bucket, major, now)
     if not decision.allowed:

@@ -37,15 +37,21 @@ NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS4", "CS
 
 @dataclass(frozen=True)
 class Limits:
-    """Service limits: daily creates per scope, and the request body size.
+    """Service limits: daily creates per scope, the request body size, interaction times.
 
     ``daily_creates_status`` is 400 or 429: Discord has answered 30034 both
     ways (FACTS.md, unsettled). ``max_body_bytes`` bounds request bodies (413).
+    ``interaction_deadline`` (seconds, Discord's 3) is how long an application
+    has to answer an interaction; ``interaction_token_lifetime`` (seconds,
+    Discord's 15 minutes) how long its token works for follow-ups (Discord's
+    "Receiving and Responding" docs).
     """
 
     daily_creates: int = 200
     daily_creates_status: int = 400
     max_body_bytes: int = 4 * 1024 * 1024
+    interaction_deadline: float = 3.0
+    interaction_token_lifetime: float = 15 * 60.0
 
     def __post_init__(self) -> None:
         if self.daily_creates_status not in (400, 429):
@@ -53,6 +59,11 @@ class Limits:
         for value in (self.daily_creates, self.max_body_bytes):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError("daily_creates and max_body_bytes must be integers >= 1")
+        for seconds in (self.interaction_deadline, self.interaction_token_lifetime):
+            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
+                    or not 0 < seconds <= 86400:
+                raise ValueError("interaction_deadline and interaction_token_lifetime must "
+                                 "be seconds above 0")
 
 
 @dataclass(frozen=True)

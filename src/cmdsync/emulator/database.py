@@ -1,4 +1,6 @@
-"""The emulator's state in SQLite: applications, guilds, tokens, commands, overwrites.
+"""The emulator's state in SQLite: applications, guilds, tokens, commands, overwrites,
+the guild fixtures interactions are built from (users, roles, members, channels,
+messages), and interactions with their messages.
 
 One :class:`Store` wraps one ``sqlite3`` connection (``":memory:"`` by
 default, a file with ``--state FILE`` to survive restarts). Every public
@@ -42,11 +44,27 @@ CREATE TABLE IF NOT EXISTS daily_creates (
     application_id TEXT NOT NULL, guild_id TEXT NOT NULL, day TEXT NOT NULL,
     count INTEGER NOT NULL, PRIMARY KEY (application_id, guild_id, day));
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS fixtures (
+    kind TEXT NOT NULL, guild_id TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+    seq INTEGER NOT NULL, PRIMARY KEY (kind, guild_id, id));
+CREATE TABLE IF NOT EXISTS interactions (
+    id TEXT PRIMARY KEY, application_id TEXT NOT NULL, token TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL, payload TEXT NOT NULL, response TEXT);
+CREATE TABLE IF NOT EXISTS messages (
+    id TEXT PRIMARY KEY, interaction_id TEXT NOT NULL, original INTEGER NOT NULL,
+    body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seen_versions (
+    user_id TEXT NOT NULL, command_id TEXT NOT NULL, version TEXT NOT NULL,
+    PRIMARY KEY (user_id, command_id));
 """
 # Columns added since the first state files; an older file gets them on open.
-_ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'"},
-                  # JSON list of the applications installed in the guild; NULL: every one
-                  "guilds": {"installed": "TEXT"}}
+_ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'",
+                                   "interactions_endpoint_url": "TEXT"},
+                  # installed: JSON list of the applications installed in the guild; NULL:
+                  # every one. settings: JSON {"owner_id", "preferred_locale"}.
+                  "guilds": {"installed": "TEXT", "settings": "TEXT NOT NULL DEFAULT '{}'"}}
+TABLES = ("applications", "guilds", "tokens", "commands", "permissions", "daily_creates",
+          "counters", "fixtures", "interactions", "messages", "seen_versions")
 
 
 @dataclass(frozen=True)
@@ -58,6 +76,8 @@ class Application:
     context (``"0"``, ``"1"``) to its ``oauth2_install_params`` as Discord
     returns them (``{"scopes": [...], "permissions": "0"}``), where set.
     Its bot user has the application's id (as on Discord since 2016).
+    ``interactions_endpoint_url`` is where interactions are POSTed (None:
+    not set; Discord's "Receiving an Interaction").
     """
 
     id: str
@@ -66,6 +86,7 @@ class Application:
     integration_types: tuple[int, ...]
     client_secret: str
     install_params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    interactions_endpoint_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,8 +170,7 @@ class Store:
     def reset(self) -> None:
         """Drop every row of every table."""
         with self.transaction() as db:
-            for table in ("applications", "guilds", "tokens", "commands", "permissions",
-                          "daily_creates", "counters"):
+            for table in TABLES:
                 db.execute(f"DELETE FROM {table}")
 
     # -- identities -------------------------------------------------------
@@ -162,9 +182,11 @@ class Store:
     def save_application(self, db: sqlite3.Connection, app: Application) -> None:
         """Insert or replace ``app`` inside an open transaction."""
         db.execute("INSERT OR REPLACE INTO applications (id, name, flags, integration_types, "
-                   "client_secret, install_params) VALUES (?, ?, ?, ?, ?, ?)",
+                   "client_secret, install_params, interactions_endpoint_url) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (app.id, app.name, app.flags, json.dumps(app.integration_types),
-                    app.client_secret, json.dumps(dict(app.install_params), sort_keys=True)))
+                    app.client_secret, json.dumps(dict(app.install_params), sort_keys=True),
+                    app.interactions_endpoint_url))
 
     def application(self, app_id: str) -> Application | None:
         with self._lock:
@@ -174,7 +196,13 @@ class Store:
             return None
         return Application(row["id"], row["name"], row["flags"],
                            tuple(json.loads(row["integration_types"])), row["client_secret"],
-                           json.loads(row["install_params"]))
+                           json.loads(row["install_params"]), row["interactions_endpoint_url"])
+
+    def applications(self) -> list[str]:
+        """Every application's id, in order."""
+        with self._lock:
+            return [row["id"] for row in self._db.execute("SELECT id FROM applications "
+                                                          "ORDER BY id")]
 
     def first_user(self, app_id: str) -> str | None:
         """The lowest user id holding a bearer token of the application (its owner here)."""
@@ -189,12 +217,23 @@ class Store:
             return int(self._db.execute("SELECT COUNT(*) FROM guilds").fetchone()[0])
 
     def add_guild(self, guild_id: str, name: str,
-                  installed: Sequence[str] | None = None) -> None:
-        """Add a guild; ``installed`` lists the applications in it (None: every one)."""
+                  installed: Sequence[str] | None = None,
+                  settings: Mapping[str, Any] | None = None) -> None:
+        """Add a guild; ``installed`` lists the applications in it (None: every one);
+        ``settings`` is ``{"owner_id", "preferred_locale"}`` (either may be absent)."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO guilds (id, name, installed) VALUES (?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO guilds (id, name, installed, settings) "
+                       "VALUES (?, ?, ?, ?)",
                        (guild_id, name, None if installed is None else json.dumps(
-                           [str(a) for a in installed])))
+                           [str(a) for a in installed]), json.dumps(dict(settings or {}))))
+
+    def guild(self, guild_id: str) -> dict[str, Any] | None:
+        """``{"id", "name", "owner_id", "preferred_locale", ...}`` or None."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM guilds WHERE id = ?", (guild_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row["id"], "name": row["name"], **json.loads(row["settings"])}
 
     def guild_exists(self, guild_id: str) -> bool:
         with self._lock:
@@ -288,6 +327,82 @@ class Store:
             db.execute("DELETE FROM permissions WHERE application_id = ? AND guild_id = ? "
                        "AND target_id = ?", (app_id, guild_id, target_id))
 
+    # -- fixtures: users, and each guild's roles, members, channels, messages --
+
+    def put_fixture(self, kind: str, guild_id: str, item_id: str, body: Mapping[str, Any]
+                    ) -> None:
+        """Add or replace one fixture (``kind`` user, role, member, channel or message;
+        ``guild_id`` "" for users)."""
+        with self.transaction() as db:
+            existing = db.execute("SELECT seq FROM fixtures WHERE kind = ? AND guild_id = ? "
+                                  "AND id = ?", (kind, guild_id, item_id)).fetchone()
+            seq = existing["seq"] if existing else int(db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM fixtures").fetchone()[0])
+            db.execute("INSERT OR REPLACE INTO fixtures VALUES (?, ?, ?, ?, ?)",
+                       (kind, guild_id, item_id, json.dumps(dict(body)), seq))
+
+    def fixture(self, kind: str, guild_id: str, item_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT body FROM fixtures WHERE kind = ? AND guild_id = ? "
+                                   "AND id = ?", (kind, guild_id, item_id)).fetchone()
+        return json.loads(row["body"]) if row else None
+
+    def fixtures(self, kind: str, guild_id: str) -> list[dict[str, Any]]:
+        """Every fixture of ``kind`` in ``guild_id``, in the order they were added."""
+        with self._lock:
+            rows = self._db.execute("SELECT body FROM fixtures WHERE kind = ? AND guild_id = ? "
+                                    "ORDER BY seq", (kind, guild_id)).fetchall()
+        return [json.loads(row["body"]) for row in rows]
+
+    # -- interactions and their messages ----------------------------------------
+
+    def save_interaction(self, db: sqlite3.Connection, interaction_id: str, app_id: str,
+                         token: str, created_at: float, payload: Mapping[str, Any],
+                         response: Mapping[str, Any] | None) -> None:
+        db.execute("INSERT OR REPLACE INTO interactions VALUES (?, ?, ?, ?, ?, ?)",
+                   (interaction_id, app_id, token, created_at, json.dumps(dict(payload)),
+                    None if response is None else json.dumps(dict(response))))
+
+    def interaction(self, db: sqlite3.Connection, *, interaction_id: str | None = None,
+                    token: str | None = None) -> dict[str, Any] | None:
+        """``{"id", "application_id", "token", "created_at", "payload", "response"}``
+        by id or by token, or None."""
+        column, value = ("id", interaction_id) if interaction_id is not None else ("token", token)
+        row = db.execute(f"SELECT * FROM interactions WHERE {column} = ?", (value,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row["id"], "application_id": row["application_id"],
+                "token": row["token"], "created_at": row["created_at"],
+                "payload": json.loads(row["payload"]),
+                "response": None if row["response"] is None else json.loads(row["response"])}
+
+    def save_message(self, db: sqlite3.Connection, interaction_id: str, body: Mapping[str, Any],
+                     *, original: bool) -> None:
+        db.execute("INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)",
+                   (body["id"], interaction_id, int(original), json.dumps(dict(body))))
+
+    def delete_message(self, db: sqlite3.Connection, message_id: str) -> None:
+        db.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+
+    def messages(self, db: sqlite3.Connection, interaction_id: str
+                 ) -> list[tuple[bool, dict[str, Any]]]:
+        """``(original, message)`` pairs of an interaction, oldest first."""
+        rows = db.execute("SELECT original, body FROM messages WHERE interaction_id = ? "
+                          "ORDER BY length(id), id", (interaction_id,)).fetchall()
+        return [(bool(row["original"]), json.loads(row["body"])) for row in rows]
+
+    def seen_version(self, db: sqlite3.Connection, user_id: str, command_id: str
+                     ) -> str | None:
+        """The command version the user's client last saw (read-repair)."""
+        row = db.execute("SELECT version FROM seen_versions WHERE user_id = ? AND "
+                         "command_id = ?", (user_id, command_id)).fetchone()
+        return str(row["version"]) if row else None
+
+    def see_version(self, db: sqlite3.Connection, user_id: str, command_id: str,
+                    version: str) -> None:
+        db.execute("INSERT OR REPLACE INTO seen_versions VALUES (?, ?, ?)",
+                   (user_id, command_id, version))
+
     def dump(self) -> dict[str, Any]:
         """The whole state as JSON-able rows, for the admin API.
 
@@ -298,6 +413,9 @@ class Store:
         """
         with self.transaction() as db:
             apps = [dict(row) for row in db.execute("SELECT * FROM applications ORDER BY id")]
+            guilds = [dict(row) for row in db.execute("SELECT * FROM guilds")]
+            for guild in guilds:
+                guild["settings"] = json.loads(guild["settings"])
             for app in apps:
                 app["integration_types"] = json.loads(app["integration_types"])
                 app["install_params"] = json.loads(app["install_params"])
@@ -312,7 +430,7 @@ class Store:
                            for row in db.execute("SELECT * FROM permissions ORDER BY "
                                                  "application_id, guild_id, target_id")]
             return {"applications": apps,
-                    "guilds": [dict(row) for row in db.execute("SELECT * FROM guilds")],
+                    "guilds": guilds,
                     "commands": commands, "permissions": permissions,
                     "daily_creates": [dict(row) for row in
                                       db.execute("SELECT * FROM daily_creates")]}

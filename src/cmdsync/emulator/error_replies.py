@@ -94,13 +94,37 @@ def missing_permissions() -> ErrorReply:
 _UNKNOWN = {"application": (10002, "Unknown Application"),
             "guild": (10004, "Unknown Guild"),
             "command": (10063, "Unknown application command"),
-            "permissions": (10066, "Unknown application command permissions")}
+            "permissions": (10066, "Unknown application command permissions"),
+            "webhook": (10015, "Unknown Webhook")}
 
 
 def unknown(what: str) -> ErrorReply:
-    """404 for an unknown ``application``, ``guild``, ``command`` or ``permissions``."""
+    """404 for an unknown ``application``, ``guild``, ``command``, ``permissions`` or
+    ``webhook``."""
     code, message = _UNKNOWN[what]
     return ErrorReply(404, code, message)
+
+
+def unknown_interaction() -> ErrorReply:
+    """An interaction callback with an unknown id or token, or after its deadline."""
+    return ErrorReply(404, 10062, "Unknown interaction")
+
+
+def unknown_message() -> ErrorReply:
+    return ErrorReply(404, 10008, "Unknown Message")
+
+
+def already_acknowledged() -> ErrorReply:
+    return ErrorReply(400, 40060, "Interaction has already been acknowledged.")
+
+
+def invalid_webhook_token() -> ErrorReply:
+    """A follow-up with an unknown or expired (15 minutes) interaction token."""
+    return ErrorReply(401, 50027, "Invalid Webhook Token")
+
+
+def empty_message() -> ErrorReply:
+    return ErrorReply(400, 50006, "Cannot send an empty message")
 
 
 def too_many_commands() -> ErrorReply:

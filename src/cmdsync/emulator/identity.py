@@ -17,7 +17,11 @@ Endpoints (openapi.json ``paths``; bodies rendered by
   two keys: the installation contexts supported from now on, each with
   optional ``oauth2_install_params`` ``{"scopes": ["applications.commands",
   "bot"], "permissions": int}``). Other ``ApplicationFormPartial`` fields are
-  accepted and ignored. Bad values answer 50035. Setting EMBEDDED gives the
+  accepted and ignored. ``interactions_endpoint_url`` (an http(s) URL, or
+  null or "" to clear it) is verified first as Discord verifies it
+  (:mod:`cmdsync.emulator.delivery`: a signed PING answered ``{"type": 1}``,
+  a badly signed one refused) and refused with 50035 otherwise. Bad values
+  answer 50035. Setting EMBEDDED gives the
   application Discord's default "Launch" entry point if it has none (as a
   seeded EMBEDDED application starts); clearing it deletes the entry point
   (the emulator's choice: Discord does not document it), so that a
@@ -33,7 +37,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import access, error_replies, profiles
+from cmdsync.emulator import access, delivery, error_replies, profiles
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Application
 from cmdsync.emulator.form_body import nest
@@ -76,9 +80,18 @@ def edit_application(call: Call) -> Reply:
     _bot_only(call)
     app_id = call.params.get("application_id") or call.token.application_id
     store = call.store
+    endpoint: tuple[str | None] | None = None
+    if isinstance(call.body, dict) and "interactions_endpoint_url" in call.body:
+        url = delivery.check_endpoint_url(call.body["interactions_endpoint_url"])
+        if url is not None:  # outside the transaction: the bot may call back meanwhile
+            delivery.verify_endpoint(access.application(store, call.token, app_id), url,
+                                     now=call.now)
+        endpoint = (url,)
     with store.transaction() as db:  # read and write in one: concurrent PATCHes serialize
         app = access.application(store, call.token, app_id)
         changed = patched(app, call.body)
+        if endpoint is not None:
+            changed = replace(changed, interactions_endpoint_url=endpoint[0])
         store.save_application(db, changed)
         was, now = _embedded(app), _embedded(changed)
         if now and not was:

@@ -12,16 +12,18 @@
   installation context (``"0"`` GUILD_INSTALL, ``"1"`` USER_INSTALL).
 
 Fields the emulator does not model take fixed values: no icon, an empty
-description, no team, no interactions endpoint, ``verify_key`` the SHA-256
-of the application id (hex), the owner the application's first seeded user.
+description, no team, the owner the application's first seeded user.
+``verify_key`` is the hex Ed25519 public key the emulator signs interactions
+with (:mod:`cmdsync.emulator.signing`); ``interactions_endpoint_url`` is
+the one set with ``PATCH /applications/@me``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from cmdsync.emulator.database import Application, Store
+from cmdsync.emulator.signing import verify_key
 
 INT32_MAX = 2**31 - 1
 _SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application
@@ -36,9 +38,12 @@ def bot_user(app: Application, *, pii: bool = True) -> dict[str, Any]:
     return body
 
 
-def user(user_id: str, *, pii: bool = False) -> dict[str, Any]:
-    """A (human) user: ``user<last four digits>``; ``pii`` as in :func:`bot_user`."""
-    body = _user_base(user_id, f"user{user_id[-4:]}", bot=False)
+def user(user_id: str, *, pii: bool = False, username: str | None = None,
+         global_name: str | None = None) -> dict[str, Any]:
+    """A (human) user: ``username`` or ``user<last four digits>``; ``pii`` as in
+    :func:`bot_user`."""
+    body = _user_base(user_id, username or f"user{user_id[-4:]}", bot=False)
+    body["global_name"] = global_name
     if pii:
         body.update(mfa_enabled=False, locale="en-US", premium_type=0, verified=True)
     return body
@@ -49,10 +54,10 @@ def _user_base(user_id: str, username: str, *, bot: bool) -> dict[str, Any]:
         "id": user_id, "username": username, "avatar": None,
         "discriminator": f"{int(user_id) % 10000:04d}" if bot else "0",
         "public_flags": 0, "flags": 0}
-    if bot:
-        body["bot"] = True
     body.update(banner=None, accent_color=None, global_name=None,
                 avatar_decoration_data=None, collectibles=None, primary_guild=None)
+    if bot:
+        body["bot"] = True
     return body
 
 
@@ -67,13 +72,13 @@ def application(store: Store, app: Application, *, private: bool = True) -> dict
         "id": app.id, "name": app.name, "icon": None, "description": "", "type": None,
         "bot": bot_user(app, pii=False), "bot_public": True,
         "bot_require_code_grant": False,
-        "verify_key": hashlib.sha256(app.id.encode()).hexdigest(),
+        "verify_key": verify_key(app),
         "flags": app.flags & INT32_MAX, "flags_new": str(app.flags),
         "integration_types_config": integration_types_config(app)}
     if not private:
         return body
     body.update(
-        redirect_uris=[], interactions_endpoint_url=None,
+        redirect_uris=[], interactions_endpoint_url=app.interactions_endpoint_url,
         role_connections_verification_url=None, event_webhooks_url=None,
         event_webhooks_status=1, event_webhooks_types=[],
         owner=user(owner_id(store, app)), approximate_guild_count=store.guild_count(),

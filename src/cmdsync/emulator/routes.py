@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmdsync.emulator import bodies, commands, error_replies, identity
+from cmdsync.emulator import bodies, commands, error_replies, identity, interactions
 from cmdsync.emulator.call import Call, Handler, Reply
 from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_permissions
 
@@ -61,12 +61,17 @@ def delete_command(call: Call) -> Reply:
 
 @dataclass(frozen=True)
 class Route:
-    """One method on one path: its handler, rate-limit bucket and kind."""
+    """One method on one path: its handler, rate-limit bucket and kind.
+
+    ``auth`` False: no ``Authorization`` (the interaction routes, where the
+    interaction token in the path is the credential).
+    """
 
     path: str
     method: str
     handler: Handler
     bucket: str
+    auth: bool = True
 
     @property
     def writes(self) -> bool:
@@ -75,6 +80,7 @@ class Route:
 
 _APP = "/applications/{application_id}"
 _GUILD = _APP + "/guilds/{guild_id}"
+_WEBHOOK = "/webhooks/{application_id}/{interaction_token}"
 # In match order: "/applications/@me" before "/applications/{application_id}", the
 # literal ".../commands/permissions" before ".../commands/{command_id}".
 # PUT .../commands/permissions (batch edit) is deliberately absent: Discord answers 405.
@@ -103,4 +109,13 @@ ROUTES: tuple[Route, ...] = (
           "permissions"),
     Route(_GUILD + "/commands/{command_id}/permissions", "PUT", put_permissions,
           "permissions:edit"),
+    Route("/interactions/{interaction_id}/{interaction_token}/callback", "POST",
+          interactions.callback, "interaction:callback", auth=False),
+    Route(_WEBHOOK, "POST", interactions.execute, "webhook", auth=False),
+    Route(_WEBHOOK + "/messages/{message_id}", "GET", interactions.get_message, "webhook",
+          auth=False),
+    Route(_WEBHOOK + "/messages/{message_id}", "PATCH", interactions.edit_message, "webhook",
+          auth=False),
+    Route(_WEBHOOK + "/messages/{message_id}", "DELETE", interactions.delete_message,
+          "webhook", auth=False),
 )

@@ -1,11 +1,19 @@
-"""What the emulator starts with: applications, guilds, users and their tokens.
+"""What the emulator starts with: applications, guilds, users and their tokens,
+and the guild fixtures interactions are built from.
 
 Without ``--seed`` the emulator holds one application ``111111111111111111``
 (flags 0, guild install only) with bot token ``emulator-bot-token`` and client
 credentials ``111111111111111111`` / ``emulator-secret``; one guild
 ``222222222222222222``; and a user ``333333333333333333`` whose bearer token
 ``emulator-user-token`` has scope ``applications.commands.permissions.update``
-and may manage that guild.
+and may manage that guild. That guild is owned by user ``333333333333333333``
+(``owner``) and has a second member ``333333333333333334`` (``member``), the
+``@everyone`` role (the guild's id, Discord's default permissions), a role
+``Admin`` ``222222222222222225`` (Administrator) that nobody holds, a text
+channel ``general`` ``222222222222222223``, a voice channel ``Voice``
+``222222222222222224`` and one message ``222222222222222226`` by ``member``
+in ``general``. The application's bot is a member too, with ``@everyone``'s
+permissions.
 
 A seed (a YAML file for ``--seed``, YAML or JSON for the admin API) replaces
 that default and has its shape::
@@ -19,16 +27,34 @@ that default and has its shape::
         client_secret: my-secret
         entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (FACTS.md)
     guilds:
-      - {id: "555555555555555555", name: Test guild}
+      - id: "555555555555555555"
+        name: Test guild
+        owner_id: "666666666666666666"        # bypasses every command permission
+        preferred_locale: en-US               # the interactions' guild_locale
+        roles:                                # @everyone is the role with the guild's id
+          - {id: "555555555555555555", name: "@everyone", permissions: [view_channel, send_messages]}
+          - {id: "888888888888888888", name: Mods, permissions: 8}  # int, "8" or names
+        members:
+          - {user_id: "666666666666666666"}
+          - {user_id: "999999999999999999", roles: ["888888888888888888"], nick: Mod}
+        channels:
+          - {id: "555555555555555556", name: general}            # type 0 (text) by default
+          - {id: "555555555555555557", name: Stage, type: 13}
+        messages:
+          - {id: "555555555555555558", channel_id: "555555555555555556",
+             author_id: "999999999999999999", content: hello}
       - {id: "777777777777777777", name: Elsewhere, applications: []}  # installed apps
                                                 # (default: every application)
     users:
       - id: "666666666666666666"
+        username: alice                         # default: user<last four digits>
         application_id: "444444444444444444"   # the app the bearer token was issued to
-        bearer_token: my-user-token
+        bearer_token: my-user-token            # optional: a user can just be a fixture
         scopes: [applications.commands.permissions.update, applications.commands.update]
         guilds: ["555555555555555555"]          # guilds the user may manage
+      - {id: "999999999999999999", username: bob}
 
+Fixtures can be added later the same way (``POST /_emulator/seed``).
 Problems raise :class:`~cmdsync.errors.UsageError` naming the field.
 """
 
@@ -43,7 +69,14 @@ import yaml
 from cmdsync.emulator.bodies import stored_body
 from cmdsync.emulator.database import Application, Store, StoredCommand, Token
 from cmdsync.errors import UsageError
-from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType, enum_value
+from cmdsync.model import (
+    APPLICATION_FLAG_EMBEDDED,
+    ChannelType,
+    CommandType,
+    IntegrationType,
+    Permission,
+    enum_value,
+)
 
 APPLICATION_ID = "111111111111111111"
 GUILD_ID = "222222222222222222"
@@ -53,15 +86,34 @@ CLIENT_SECRET = "emulator-secret"
 USER_TOKEN = "emulator-user-token"
 PERMISSIONS_SCOPE = "applications.commands.permissions.update"
 COMMANDS_SCOPE = "applications.commands.update"
+MEMBER_ID = "333333333333333334"
+CHANNEL_ID = "222222222222222223"
+ADMIN_ROLE_ID = "222222222222222225"
+# The @everyone permissions of a new guild: view channels, send messages, read history,
+# add reactions, embed links, attach files, use application commands and others.
+EVERYONE_PERMISSIONS = 2_248_473_465_835_073
 
 DEFAULT_SEED: dict[str, Any] = {
     "applications": [{"id": APPLICATION_ID, "name": "cmdsync emulator", "flags": 0,
                       "integration_types": ["guild_install"], "bot_token": BOT_TOKEN,
                       "client_secret": CLIENT_SECRET}],
-    "guilds": [{"id": GUILD_ID, "name": "Emulator Guild"}],
-    "users": [{"id": USER_ID, "application_id": APPLICATION_ID, "bearer_token": USER_TOKEN,
-               "scopes": [PERMISSIONS_SCOPE], "guilds": [GUILD_ID]}],
+    "guilds": [{
+        "id": GUILD_ID, "name": "Emulator Guild", "owner_id": USER_ID,
+        "preferred_locale": "en-US",
+        "roles": [{"id": GUILD_ID, "name": "@everyone", "permissions": EVERYONE_PERMISSIONS},
+                  {"id": ADMIN_ROLE_ID, "name": "Admin", "permissions": 8}],
+        "members": [{"user_id": USER_ID}, {"user_id": MEMBER_ID},
+                    {"user_id": APPLICATION_ID}],
+        "channels": [{"id": CHANNEL_ID, "name": "general", "type": 0},
+                     {"id": "222222222222222224", "name": "Voice", "type": 2}],
+        "messages": [{"id": "222222222222222226", "channel_id": CHANNEL_ID,
+                      "author_id": MEMBER_ID, "content": "hello"}]}],
+    "users": [{"id": USER_ID, "username": "owner", "application_id": APPLICATION_ID,
+               "bearer_token": USER_TOKEN, "scopes": [PERMISSIONS_SCOPE],
+               "guilds": [GUILD_ID]},
+              {"id": MEMBER_ID, "username": "member"}],
 }
+FIXTURE_SECTIONS = ("roles", "members", "channels", "messages")
 FLAG_NAMES = {"embedded": APPLICATION_FLAG_EMBEDDED}
 # The entry point Discord creates for an app with an Activity (FACTS.md).
 ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
@@ -98,7 +150,7 @@ def check_seed(data: Any, source: str = "seed") -> None:
     if not isinstance(data, dict):
         raise UsageError(f"{source} must be a mapping with applications, guilds and users")
     required = {"applications": ("id", "bot_token", "client_secret"), "guilds": ("id",),
-                "users": ("id", "application_id", "bearer_token")}
+                "users": ("id",)}
     for section, keys in required.items():
         items = data.get(section) or []
         if not isinstance(items, list):
@@ -112,8 +164,11 @@ def check_seed(data: Any, source: str = "seed") -> None:
                     raise UsageError(f"{where}: {key!r} is required")
             if section == "applications":
                 _application(item, where)
-            if section == "guilds" and not isinstance(item.get("applications", []), list):
-                raise UsageError(f"{where}: applications must be a list of application ids")
+            if section == "guilds":
+                _check_guild(item, where)
+            if section == "users" and item.get("bearer_token") not in (None, "") \
+                    and item.get("application_id") in (None, ""):
+                raise UsageError(f"{where}: 'application_id' is required with a bearer_token")
     if not data.get("applications"):
         raise UsageError(f"{source}: at least one application is required")
 
@@ -141,9 +196,34 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
                 add_entry_point(store, db, app, now)
     for guild in seed.get("guilds") or []:
         installed = guild.get("applications")
-        store.add_guild(str(guild["id"]), str(guild.get("name", "Guild")),
-                        None if installed is None else [str(a) for a in installed])
+        guild_id = str(guild["id"])
+        settings = {key: str(guild[key]) for key in ("owner_id", "preferred_locale")
+                    if guild.get(key) is not None}
+        store.add_guild(guild_id, str(guild.get("name", "Guild")),
+                        None if installed is None else [str(a) for a in installed], settings)
+        for role in guild.get("roles") or []:
+            store.put_fixture("role", guild_id, str(role["id"]), {
+                "id": str(role["id"]), "name": str(role.get("name", "role")),
+                "permissions": str(permission_bits(role.get("permissions", 0), "seed"))})
+        for member in guild.get("members") or []:
+            store.put_fixture("member", guild_id, str(member["user_id"]), {
+                "user_id": str(member["user_id"]), "nick": member.get("nick"),
+                "roles": [str(r) for r in member.get("roles") or []]})
+        for channel in guild.get("channels") or []:
+            store.put_fixture("channel", guild_id, str(channel["id"]), {
+                "id": str(channel["id"]), "name": str(channel.get("name", "channel")),
+                "type": int(channel.get("type", 0))})
+        for message in guild.get("messages") or []:
+            store.put_fixture("message", guild_id, str(message["id"]), {
+                "id": str(message["id"]), "channel_id": str(message["channel_id"]),
+                "author_id": str(message["author_id"]),
+                "content": str(message.get("content", ""))})
     for user in seed.get("users") or []:
+        store.put_fixture("user", "", str(user["id"]), {
+            "id": str(user["id"]), "username": user.get("username"),
+            "global_name": user.get("global_name")})
+        if user.get("bearer_token") in (None, ""):
+            continue
         store.add_token(Token(str(user["bearer_token"]), "bearer", str(user["application_id"]),
                               str(user["id"]), frozenset(str(s) for s in user.get("scopes") or []),
                               None, frozenset(str(g) for g in user.get("guilds") or [])))
@@ -162,6 +242,48 @@ def add_entry_point(store: Store, db: sqlite3.Connection, app: Application,
         id=store.next_snowflake(db, now), application_id=app.id, guild_id="",
         type=int(CommandType.PRIMARY_ENTRY_POINT), name=str(ENTRY_POINT["name"]),
         body=body, version=store.next_snowflake(db, now)))
+
+
+def permission_bits(value: Any, where: str) -> int:
+    """A permission set from an integer, a decimal string or a list of lowercase names
+    (``[view_channel, administrator]``); raises :class:`UsageError` naming ``where``."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, list):
+        bits = [enum_value(Permission, name) for name in value]
+        unknown = [name for name, bit in zip(value, bits) if bit is None]
+        if not unknown:
+            return sum(1 << bit for bit in set(bits) if bit is not None)
+        raise UsageError(f"{where}: unknown permission {unknown[0]!r}: use Discord's names "
+                         "in lowercase (view_channel, administrator, ...)")
+    raise UsageError(f"{where}: permissions must be an integer, a decimal string or a list "
+                     "of permission names")
+
+
+def _check_guild(guild: dict[str, Any], where: str) -> None:
+    if not isinstance(guild.get("applications", []), list):
+        raise UsageError(f"{where}: applications must be a list of application ids")
+    required = {"roles": ("id",), "members": ("user_id",), "channels": ("id",),
+                "messages": ("id", "channel_id", "author_id")}
+    for section, keys in required.items():
+        items = guild.get(section) or []
+        if not isinstance(items, list):
+            raise UsageError(f"{where}: {section} must be a list")
+        for index, item in enumerate(items):
+            place = f"{where}.{section}[{index}]"
+            if not isinstance(item, dict):
+                raise UsageError(f"{place} must be a mapping")
+            for key in keys:
+                if item.get(key) in (None, ""):
+                    raise UsageError(f"{place}: {key!r} is required")
+            if section == "roles":
+                permission_bits(item.get("permissions", 0), place)
+            if section == "members" and not isinstance(item.get("roles", []), list):
+                raise UsageError(f"{place}: roles must be a list of role ids")
+            if section == "channels" and enum_value(ChannelType, item.get("type", 0)) is None:
+                raise UsageError(f"{place}: type must be a channel type (0 text, 2 voice, ...)")
 
 
 def _application(item: dict[str, Any], where: str) -> Application:

@@ -22,6 +22,7 @@ from cmdsync.emulator.app import create_app
 from cmdsync.emulator.faults import quiet_uvicorn_drops
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.seed import load_seed
+from cmdsync.emulator.signing import verify_key
 from cmdsync.emulator.throttle import RateLimitConfig
 
 
@@ -41,13 +42,21 @@ def banner(emulator: Emulator, base_url: str) -> str:
     for app in emulator.seed.get("applications") or []:
         lines.append(f"  application {app['id']}: bot token {app['bot_token']}, "
                      f"client credentials {app['id']} / {app['client_secret']}")
+        stored = emulator.store.application(str(app["id"]))
+        if stored is not None:
+            lines.append(f"    public key (verify_key) {verify_key(stored)}")
     for guild in emulator.seed.get("guilds") or []:
-        lines.append(f"  guild {guild['id']}")
+        counts = [f"{len(guild[key])} {key}" for key in ("members", "channels")
+                  if guild.get(key)]
+        lines.append(f"  guild {guild['id']}" + (f" ({', '.join(counts)})" if counts else ""))
     for user in emulator.seed.get("users") or []:
+        if not user.get("bearer_token"):
+            continue
         lines.append(f"  user {user['id']}: bearer token {user['bearer_token']} "
                      f"(scopes: {' '.join(user.get('scopes') or []) or 'none'}; "
                      f"manages guilds: {' '.join(map(str, user.get('guilds') or [])) or 'none'})")
-    lines.append(f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config)")
+    lines.append(f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config, "
+                 "interactions)")
     return "\n".join(lines) + "\n"
 
 

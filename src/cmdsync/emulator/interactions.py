@@ -1,0 +1,381 @@
+"""Interactions: delivering one, the application's response, follow-up messages.
+
+:func:`invoke` runs an :class:`~cmdsync.emulator.invocation.Invocation`: it
+checks and builds the interaction (:mod:`cmdsync.emulator.invocation`),
+stores it, POSTs it signed to the application's interactions endpoint and
+takes the response from the HTTP answer or, when the answer is empty (202 or
+204), from ``POST /interactions/{id}/{token}/callback``, within
+``Limits.interaction_deadline`` seconds (Discord's 3). It returns the whole
+exchange: ``{"interaction", "response", "failure", "messages"}``.
+
+The routes an application answers with (Discord's "Interactions > Receiving
+and Responding"; no ``Authorization``, the interaction token is the
+credential, valid ``Limits.interaction_token_lifetime`` seconds, 15 minutes):
+
+- ``POST /interactions/{id}/{token}/callback``: the initial response, once
+  (400 40060 "Interaction has already been acknowledged."; after the
+  deadline 404 10062 "Unknown interaction"). 204, or with
+  ``?with_response=true`` 200 ``{"interaction", "resource"}``.
+- ``POST /webhooks/{application.id}/{token}[?wait=true]``: a follow-up
+  message (204, or 200 and the message with ``wait``).
+- ``GET``/``PATCH``/``DELETE /webhooks/{application.id}/{token}/messages/@original``
+  and ``.../messages/{message.id}``.
+
+Responses are checked as Discord checks them: the response type must fit
+the interaction (4 CHANNEL_MESSAGE_WITH_SOURCE, 5 DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
+9 MODAL and 12 LAUNCH_ACTIVITY for a command; 8
+APPLICATION_COMMAND_AUTOCOMPLETE_RESULT for autocomplete; 12 only for
+applications with Activities, the EMBEDDED flag), ``content`` at most 2000
+characters, at most 10 embeds, a message not empty (50006), at most 25
+autocomplete choices, a modal's ``custom_id`` (1-100), ``title`` (1-45) and
+1-5 components. A bad token answers 401 50027 "Invalid Webhook Token".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from cmdsync.emulator import delivery, error_replies, profiles
+from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.commands import Limits
+from cmdsync.emulator.database import Application, Store
+from cmdsync.emulator.form_body import nest
+from cmdsync.emulator.invocation import APPLICATION_COMMAND, Invocation, Refused, prepare
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_CHOICES, CommandType
+
+MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
+RESPONSE_TYPES = {APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
+                  4: (AUTOCOMPLETE_RESULT,)}
+MAX_CONTENT = 2000
+MAX_EMBEDS = 10
+LOADING = 1 << 7  # message flag of a deferred response ("is thinking...")
+EPHEMERAL = 1 << 6
+Leaf = tuple[list[str], str, str]
+
+
+class Failed(Exception):
+    """The application did not answer the interaction acceptably; the message says why."""
+
+
+# -- invoking ------------------------------------------------------------------------
+
+
+def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
+           ) -> dict[str, Any]:
+    """Run ``invocation`` end to end; see the module docstring.
+
+    Raises :class:`~cmdsync.emulator.invocation.Refused` (the client would
+    not send it) and :class:`~cmdsync.emulator.error_replies.ErrorReply`
+    50035 ``INTERACTION_APPLICATION_COMMAND_INVALID_VERSION`` for an
+    outdated global command (read-repair). A response that is missing,
+    late or invalid is not an exception: ``failure`` says what went wrong.
+    """
+    with store.transaction() as db:
+        interaction_id = store.next_snowflake(db, now)
+        prepared = prepare(store, db, invocation, interaction_id=interaction_id)
+        if not prepared.outdated:
+            store.save_interaction(db, interaction_id, prepared.app.id, prepared.token, now,
+                                   prepared.payload, None)
+    if prepared.outdated:
+        raise error_replies.field_error(
+            ("data",), "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION",
+            "This command is outdated, please try again in a few minutes")
+    app = prepared.app
+    if not app.interactions_endpoint_url:
+        raise Refused(f"application {app.id} has no interactions endpoint URL: set one "
+                      "(PATCH /applications/@me {\"interactions_endpoint_url\": URL}, or "
+                      "cmdsync invoke --endpoint URL) where your bot serves interactions")
+    answer = delivery.post_signed(app, app.interactions_endpoint_url, prepared.payload,
+                                  now=now, timeout=limits.interaction_deadline)
+    failure = None
+    try:
+        _take_answer(store, app, interaction_id, answer, now)
+    except Failed as exc:
+        failure = str(exc)
+    return exchange(store, interaction_id) | {"failure": failure}
+
+
+def _take_answer(store: Store, app: Application, interaction_id: str,
+                 answer: delivery.Answer, now: float) -> None:
+    if answer.failure:
+        raise Failed(f"the application did not respond: {answer.failure}")
+    if answer.status in (202, 204) or (answer.status == 200 and answer.body is None):
+        with store.transaction() as db:
+            record = store.interaction(db, interaction_id=interaction_id)
+            if record is not None and record["response"] is not None:
+                return  # answered through the callback route
+        raise Failed(f"the application answered HTTP {answer.status} with no response and "
+                     "did not call POST /interactions/{id}/{token}/callback")
+    if not 200 <= answer.status < 300:
+        text = answer.raw[:300].decode("utf-8", "replace")
+        raise Failed(f"the application answered HTTP {answer.status}: {text}")
+    try:
+        with store.transaction() as db:
+            record = store.interaction(db, interaction_id=interaction_id)
+            assert record is not None
+            if record["response"] is not None:
+                raise Failed("the application answered twice: through the callback route and "
+                             "in the HTTP answer")
+            respond(store, db, app, record, answer.body, now)
+    except error_replies.ErrorReply as exc:
+        raise Failed(f"Discord would refuse the response: {_describe(exc)}") from exc
+
+
+def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
+    """``{"interaction", "response", "messages"}`` of a stored interaction (404 if none)."""
+    with store.transaction() as db:
+        record = store.interaction(db, interaction_id=interaction_id)
+        if record is None:
+            raise error_replies.unknown_interaction()
+        messages = [message for _, message in store.messages(db, interaction_id)]
+    return {"interaction": record["payload"], "response": record["response"],
+            "messages": messages}
+
+
+def _describe(exc: error_replies.ErrorReply) -> str:
+    leaves: list[str] = []
+
+    def walk(node: Any, path: list[str]) -> None:
+        if isinstance(node, dict):
+            for item in node.get("_errors", []):
+                leaves.append(f"{'.'.join(path) or 'body'}: {item['message']}")
+            for key, value in node.items():
+                if key != "_errors":
+                    walk(value, path + [key])
+
+    walk(exc.errors, [])
+    return f"{exc.code} {exc.message}" + (f" ({'; '.join(leaves)})" if leaves else "")
+
+
+# -- the initial response ------------------------------------------------------------
+
+
+def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], body: Any,
+            now: float) -> dict[str, Any] | None:
+    """Check and record the initial response ``body``; the original message it makes
+    (types 4 and 5), else None. Raises 50035 / 50006 as Discord does."""
+    payload = record["payload"]
+    if not isinstance(body, dict):
+        raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
+                                        "Only dictionaries may be used in a ModelType")
+    kind = body.get("type")
+    allowed = RESPONSE_TYPES[payload["type"]]
+    if kind not in allowed:
+        raise error_replies.field_error(("type",), "BASE_TYPE_CHOICES",
+                                        f"Value must be one of {set(allowed)}.")
+    given = body.get("data")
+    data: dict[str, Any] = given if isinstance(given, dict) else {}
+    if kind == MESSAGE:
+        check_message(data, require_content=True)
+    elif kind == AUTOCOMPLETE_RESULT:
+        _check_choices(data)
+    elif kind == MODAL:
+        _check_modal(data)
+    elif kind == LAUNCH_ACTIVITY and not app.flags & APPLICATION_FLAG_EMBEDDED:
+        raise error_replies.field_error(
+            ("type",), "INTERACTION_LAUNCH_ACTIVITY_NOT_ENABLED",
+            "This application does not have Activities enabled.")
+    response = {"type": kind, "data": data} if data else {"type": kind}
+    store.save_interaction(db, record["id"], record["application_id"], record["token"],
+                           record["created_at"], payload, response)
+    if kind not in (MESSAGE, DEFERRED):
+        return None
+    flags = int(data.get("flags") or 0) & EPHEMERAL
+    if kind == DEFERRED:
+        data, flags = {}, flags | LOADING
+    message = _message(store, db, app, payload, data, now, flags=flags, original=True)
+    store.save_message(db, record["id"], message, original=True)
+    return message
+
+
+def check_message(data: Mapping[str, Any], *, require_content: bool) -> None:
+    """50035 for a too long ``content`` or too many embeds; 50006 for an empty message."""
+    leaves: list[Leaf] = []
+    content = data.get("content")
+    if content is not None and not isinstance(content, str):
+        leaves.append((["content"], "BASE_TYPE_STRING", "Must be a string."))
+    elif content is not None and len(content) > MAX_CONTENT:
+        leaves.append((["content"], "BASE_TYPE_MAX_LENGTH",
+                       f"Must be {MAX_CONTENT} or fewer in length."))
+    embeds = data.get("embeds")
+    if embeds is not None and (not isinstance(embeds, list) or len(embeds) > MAX_EMBEDS):
+        leaves.append((["embeds"], "BASE_TYPE_MAX_LENGTH",
+                       f"Must be {MAX_EMBEDS} or fewer in length."))
+    if leaves:
+        raise error_replies.invalid_form(nest([(["data"] + p, c, m) for p, c, m in leaves]))
+    if require_content and not any(data.get(key) for key in (
+            "content", "embeds", "components", "attachments", "sticker_ids", "poll")):
+        raise error_replies.empty_message()
+
+
+def _check_choices(data: Mapping[str, Any]) -> None:
+    choices = data.get("choices")
+    leaves: list[Leaf] = []
+    if not isinstance(choices, list):
+        leaves.append((["data", "choices"], "BASE_TYPE_REQUIRED", "This field is required"))
+    elif len(choices) > MAX_CHOICES:
+        leaves.append((["data", "choices"], "BASE_TYPE_MAX_LENGTH",
+                       f"Must be {MAX_CHOICES} or fewer in length."))
+    else:
+        for index, choice in enumerate(choices):
+            name = choice.get("name") if isinstance(choice, dict) else None
+            if not isinstance(name, str) or not 1 <= len(name) <= 100:
+                leaves.append((["data", "choices", str(index), "name"], "BASE_TYPE_BAD_LENGTH",
+                               "Must be between 1 and 100 in length."))
+            if not isinstance(choice, dict) or "value" not in choice:
+                leaves.append((["data", "choices", str(index), "value"], "BASE_TYPE_REQUIRED",
+                               "This field is required"))
+    if leaves:
+        raise error_replies.invalid_form(nest(leaves))
+
+
+def _check_modal(data: Mapping[str, Any]) -> None:
+    leaves: list[Leaf] = []
+    for key, low, high in (("custom_id", 1, 100), ("title", 1, 45)):
+        value = data.get(key)
+        if not isinstance(value, str) or not low <= len(value) <= high:
+            leaves.append((["data", key], "BASE_TYPE_BAD_LENGTH",
+                           f"Must be between {low} and {high} in length."))
+    components = data.get("components")
+    if not isinstance(components, list) or not 1 <= len(components) <= 5:
+        leaves.append((["data", "components"], "BASE_TYPE_BAD_LENGTH",
+                       "Must be between 1 and 5 in length."))
+    if leaves:
+        raise error_replies.invalid_form(nest(leaves))
+
+
+def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any],
+             data: Mapping[str, Any], now: float, *, flags: int, original: bool,
+             message_id: str | None = None) -> dict[str, Any]:
+    command_type = payload["data"].get("type", CommandType.CHAT_INPUT)
+    body: dict[str, Any] = {
+        "id": message_id or store.next_snowflake(db, now),
+        "type": (20 if command_type == CommandType.CHAT_INPUT else 23) if original else 0,
+        "channel_id": payload["channel_id"], "author": profiles.bot_user(app, pii=False),
+        "content": data.get("content") or "", "timestamp": _iso(now), "edited_timestamp": None,
+        "tts": bool(data.get("tts", False)), "mention_everyone": False, "mentions": [],
+        "mention_roles": [], "attachments": [], "embeds": list(data.get("embeds") or []),
+        "pinned": False, "flags": flags, "components": list(data.get("components") or []),
+        "webhook_id": app.id, "application_id": app.id,
+        "interaction_metadata": {"id": payload["id"], "type": payload["type"],
+                                 "user": payload.get("member", {}).get("user")
+                                 or payload.get("user"),
+                                 "authorizing_integration_owners":
+                                     payload["authorizing_integration_owners"]}}
+    if payload.get("guild_id"):
+        body["guild_id"] = payload["guild_id"]
+    return body
+
+
+def _iso(now: float) -> str:
+    return datetime.fromtimestamp(now, timezone.utc).isoformat()
+
+
+# -- the routes the application calls -------------------------------------------------
+
+
+def callback(call: Call) -> Reply:
+    """``POST /interactions/{interaction_id}/{interaction_token}/callback``."""
+    with call.store.transaction() as db:
+        record = call.store.interaction(db, interaction_id=call.params["interaction_id"])
+        if record is None or record["token"] != call.params["interaction_token"] \
+                or call.now - record["created_at"] > call.limits.interaction_deadline:
+            raise error_replies.unknown_interaction()
+        if record["response"] is not None:
+            raise error_replies.already_acknowledged()
+        app = _application(call, record)
+        message = respond(call.store, db, app, record, call.body, call.now)
+    if call.query.get("with_response", "").lower() not in ("true", "1"):
+        return Reply(204, None)
+    kind = call.body["type"]
+    resource: dict[str, Any] = {"type": kind}
+    if message is not None:
+        resource["message"] = message
+    return Reply(200, {"interaction": {
+        "id": record["id"], "type": record["payload"]["type"], "activity_instance_id": None,
+        "response_message_id": message["id"] if message else None,
+        "response_message_loading": kind == DEFERRED,
+        "response_message_ephemeral": bool(message and message["flags"] & EPHEMERAL)},
+        "resource": resource})
+
+
+def execute(call: Call) -> Reply:
+    """``POST /webhooks/{application_id}/{interaction_token}``: a follow-up message."""
+    body = call.body if isinstance(call.body, dict) else {}
+    check_message(body, require_content=True)
+    with call.store.transaction() as db:
+        record = _acknowledged(call, db)
+        app = _application(call, record)
+        message = _message(call.store, db, app, record["payload"], body, call.now,
+                           flags=int(body.get("flags") or 0) & EPHEMERAL, original=False)
+        call.store.save_message(db, record["id"], message, original=False)
+    if call.query.get("wait", "").lower() in ("true", "1"):
+        return Reply(200, message)
+    return Reply(204, None)
+
+
+def get_message(call: Call) -> Reply:
+    """``GET /webhooks/{application_id}/{interaction_token}/messages/{message_id}``."""
+    with call.store.transaction() as db:
+        return Reply(200, _find_message(call, db)[1])
+
+
+def edit_message(call: Call) -> Reply:
+    """``PATCH .../messages/{message_id}`` (``@original`` too; a deferred response's
+    original loses its loading state)."""
+    body = call.body if isinstance(call.body, dict) else {}
+    check_message(body, require_content=False)
+    with call.store.transaction() as db:
+        record, message = _find_message(call, db)
+        for key in ("content", "embeds", "components"):
+            if key in body:
+                message[key] = body[key] if body[key] is not None else (
+                    "" if key == "content" else [])
+        message["flags"] = int(message["flags"]) & ~LOADING
+        message["edited_timestamp"] = _iso(call.now)
+        call.store.save_message(db, record["id"], message,
+                                original=call.params["message_id"] == "@original"
+                                or _is_original(call, db, record["id"], message["id"]))
+    return Reply(200, message)
+
+
+def delete_message(call: Call) -> Reply:
+    """``DELETE .../messages/{message_id}``: 204."""
+    with call.store.transaction() as db:
+        call.store.delete_message(db, _find_message(call, db)[1]["id"])
+    return Reply(204, None)
+
+
+def _is_original(call: Call, db: Any, interaction_id: str, message_id: str) -> bool:
+    return any(original and message["id"] == message_id
+               for original, message in call.store.messages(db, interaction_id))
+
+
+def _find_message(call: Call, db: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    record = _acknowledged(call, db)
+    wanted = call.params["message_id"]
+    for original, message in call.store.messages(db, record["id"]):
+        if (wanted == "@original" and original) or message["id"] == wanted:
+            return record, message
+    raise error_replies.unknown_message()
+
+
+def _acknowledged(call: Call, db: Any) -> dict[str, Any]:
+    """The interaction of the path's token, answered already (follow-ups come after)."""
+    record = call.store.interaction(db, token=call.params["interaction_token"])
+    if record is None or call.now - record["created_at"] > \
+            call.limits.interaction_token_lifetime:
+        raise error_replies.invalid_webhook_token()
+    if record["application_id"] != call.params["application_id"] \
+            or record["response"] is None:
+        raise error_replies.unknown("webhook")
+    return record
+
+
+def _application(call: Call, record: Mapping[str, Any]) -> Application:
+    app = call.store.application(record["application_id"])
+    if app is None:
+        raise error_replies.unknown("application")
+    return app

@@ -1,0 +1,715 @@
+"""Running a command as a user in Discord's client: checks first, then the interaction.
+
+:func:`prepare` takes an :class:`Invocation` (what ``cmdsync invoke`` sends
+to ``POST /_emulator/interactions``) and, inside one store transaction,
+checks what the Discord client checks before it sends anything, then builds
+the interaction payload. A check that fails raises :class:`Refused` with
+the reason, worded as the client would explain it. Sources are Discord's
+developer documentation: "Interactions > Receiving and Responding" (the
+interaction object, its ``data``, ``resolved``, ``app_permissions``,
+``context``, ``authorizing_integration_owners``), "Application Commands"
+(contexts, integration types, ``default_member_permissions``, option types
+and their limits, autocomplete's ``focused``) and "Application Command
+Permissions" (overwrites and their precedence).
+
+The checks, in order:
+
+1. the command exists in the scope (guild commands of ``guild_id``, then
+   global ones), by its name or its name in the user's locale;
+2. read-repair: the client remembers the ``version`` of each global
+   command it last saw; a different version now means the client's copy is
+   outdated, so the invocation is answered with Discord's 50035
+   ``INTERACTION_APPLICATION_COMMAND_INVALID_VERSION`` and the client takes
+   the new version (the next invocation goes through);
+3. visibility in the context: ``contexts`` (null: every context; a legacy
+   ``dm_permission: false`` hides it in bot DMs), ``integration_types``
+   against how the application is installed (in the guild for
+   GUILD_INSTALL; USER_INSTALL when the application supports it, taken as
+   authorized by the user);
+4. in a guild, for a guild-installed command, whether the member may use it:
+   the guild owner and members with Administrator always may; otherwise the
+   channel overwrites (the channel, then all channels ``guild_id - 1``;
+   command-level before application-level) must not deny it, and the member
+   overwrites decide (user; then the member's roles, where one allow wins;
+   then ``@everyone``, the guild id; command-level before application-level),
+   and without any, ``default_member_permissions`` must be a subset of the
+   member's permissions;
+5. the options: a subcommand (group) where the command has them, known
+   names, required ones present, values of the option's type (users,
+   channels, roles and messages must exist in the guild fixtures), choices,
+   ``min_value``/``max_value``, ``min_length``/``max_length``,
+   ``channel_types``. For autocomplete the last option given is the one
+   being typed (``focused``): it must have ``autocomplete``, its value is
+   sent as typed and nothing is required yet.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shlex
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmdsync.emulator import profiles
+from cmdsync.emulator.bodies import command as render_command
+from cmdsync.emulator.database import Application, Store, StoredCommand
+from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
+from cmdsync.model import (
+    ALL_PERMISSION_BITS,
+    ChannelType,
+    CommandType,
+    IntegrationType,
+    InteractionContext,
+    OptionType,
+    OverwriteType,
+    Permission,
+)
+
+APPLICATION_COMMAND, AUTOCOMPLETE = 2, 4  # interaction types
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024  # bytes, a guild without boosts
+JOINED_AT = "2024-01-01T00:00:00+00:00"  # every fixture member's join date
+_ADMINISTRATOR = 1 << Permission.ADMINISTRATOR
+_CONTEXT_NAMES = {"guild": InteractionContext.GUILD, "bot_dm": InteractionContext.BOT_DM,
+                  "private_channel": InteractionContext.PRIVATE_CHANNEL}
+_KINDS = {"chat_input": CommandType.CHAT_INPUT, "user": CommandType.USER,
+          "message": CommandType.MESSAGE}
+_MENTION = re.compile(r"^<(@!?|@&|#)(\d{1,20})>$")
+_SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
+
+
+class Refused(Exception):
+    """The client would not send this invocation; the message says why."""
+
+
+class Outdated(Exception):
+    """The client's copy of a global command is older than the command (read-repair)."""
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What a user does in the client.
+
+    ``kind`` is ``chat_input`` (with ``line``, e.g. ``/mod ban user:<@1>
+    reason:"spam"``), ``user`` or ``message`` (with ``name`` and
+    ``target_id``). ``guild_id`` None means a DM with the bot (``context``
+    ``bot_dm``) unless ``context`` is ``private_channel``. ``user_id`` None
+    is the guild's owner (or the first user fixture); ``channel_id`` None
+    the guild's first text channel.
+    """
+
+    application_id: str
+    kind: str = "chat_input"
+    line: str | None = None
+    name: str | None = None
+    target_id: str | None = None
+    autocomplete: bool = False
+    guild_id: str | None = None
+    channel_id: str | None = None
+    user_id: str | None = None
+    locale: str = "en-US"
+    context: str | None = None
+
+    @classmethod
+    def from_json(cls, body: Any) -> Invocation:
+        """An invocation from the admin API's JSON body; :class:`Refused` if malformed."""
+        if not isinstance(body, dict):
+            raise Refused("the body must be a JSON object")
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(body) - known)
+        if unknown:
+            raise Refused(f"unknown field {unknown[0]!r}: use {', '.join(sorted(known))}")
+        for key, value in body.items():
+            if key == "autocomplete":
+                if not isinstance(value, bool):
+                    raise Refused("autocomplete must be true or false")
+            elif value is not None and not isinstance(value, str):
+                raise Refused(f"{key} must be a string")
+        if body.get("kind", "chat_input") not in _KINDS:
+            raise Refused(f"kind must be one of {', '.join(_KINDS)}")
+        if body.get("context") is not None and body["context"] not in _CONTEXT_NAMES:
+            raise Refused(f"context must be one of {', '.join(_CONTEXT_NAMES)}")
+        if not body.get("application_id"):
+            raise Refused("application_id is required")
+        return cls(**body)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A parsed command line: the name, subcommand path and ``(name, value)`` options."""
+
+    name: str
+    path: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+
+
+def parse_line(line: str) -> Line:
+    """``/mod ban user:<@1> reason:"spam"`` as a :class:`Line`; :class:`Refused` if bad.
+
+    Words are split as a POSIX shell does (quotes group, backslashes escape);
+    the first is ``/name``, the words without ``:`` that follow are the
+    subcommand group and subcommand, then ``name:value`` options.
+    """
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise Refused(f"cannot read the command line: {exc} (close the quote)") from exc
+    if not words or not words[0].startswith("/") or len(words[0]) < 2:
+        raise Refused("a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
+    path: list[str] = []
+    options: list[tuple[str, str]] = []
+    for word in words[1:]:
+        name, colon, value = word.partition(":")
+        if colon and name:
+            options.append((name, value))
+        elif options:
+            raise Refused(f"{word!r} after the options: write options as name:value, and "
+                          "quote values with spaces (reason:\"two words\")")
+        else:
+            path.append(word)
+    if len(path) > 2:
+        raise Refused(f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
+                      "before the options")
+    return Line(words[0][1:], tuple(path), tuple(options))
+
+
+@dataclass
+class Prepared:
+    """A checked invocation: the command, the interaction payload and its token."""
+
+    app: Application
+    command: StoredCommand
+    payload: dict[str, Any]
+    token: str
+    outdated: bool = False
+    resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the user is: context, guild, channel, the user and (in a guild) the member."""
+
+    context: InteractionContext
+    guild: dict[str, Any] | None
+    channel: dict[str, Any]
+    user: dict[str, Any]
+    member: dict[str, Any] | None
+    permissions: int  # the member's (in a guild) or the DM's
+
+
+def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
+            interaction_id: str) -> Prepared:
+    """Check ``invocation`` (see the module docstring) and build its interaction.
+
+    Raises :class:`Refused`. For an outdated global command the returned
+    :class:`Prepared` has ``outdated`` set (the new version is remembered in
+    the same transaction, so the caller commits and then answers 50035).
+    """
+    app = store.application(invocation.application_id)
+    if app is None:
+        raise Refused(f"no application {invocation.application_id} in the emulator")
+    where = _where(store, invocation)
+    command = _find_command(store, db, app, invocation, where)
+    body = render_command(command, app)
+    prepared = Prepared(app, command, {}, secrets.token_urlsafe(48))
+    if not command.guild_id:
+        seen = store.seen_version(db, where.user["id"], command.id)
+        store.see_version(db, where.user["id"], command.id, command.version)
+        if seen is not None and seen != command.version:
+            prepared.outdated = True
+            return prepared
+    owners = _installations(store, app, body, where, invocation)
+    if where.guild is not None and "0" in owners:
+        _check_permissions(store, db, app, body, where)
+    data: dict[str, Any] = {"id": command.id, "name": command.name, "type": command.type}
+    if command.guild_id:
+        data["guild_id"] = command.guild_id
+    resolved: dict[str, dict[str, Any]] = {}
+    if command.type == CommandType.CHAT_INPUT:
+        line = parse_line(invocation.line or "")
+        options = _options(store, body, line, invocation.autocomplete, where, resolved)
+        if options:
+            data["options"] = options
+    elif command.type in (CommandType.USER, CommandType.MESSAGE):
+        data["target_id"] = _target(store, command, invocation, where, resolved)
+    if resolved:
+        data["resolved"] = resolved
+    prepared.payload = _payload(app, invocation, where, data, owners, prepared.token,
+                                interaction_id, app_permissions(store, app, where))
+    return prepared
+
+
+# -- where the user is -----------------------------------------------------------
+
+
+def _where(store: Store, invocation: Invocation) -> _Where:
+    context = (_CONTEXT_NAMES[invocation.context] if invocation.context
+               else InteractionContext.GUILD if invocation.guild_id
+               else InteractionContext.BOT_DM)
+    if context == InteractionContext.GUILD and not invocation.guild_id:
+        raise Refused("a guild context needs a guild: give --guild ID")
+    if context != InteractionContext.GUILD and invocation.guild_id:
+        raise Refused(f"--guild {invocation.guild_id} contradicts the {context.name.lower()} "
+                      "context: leave one out")
+    guild = store.guild(invocation.guild_id) if invocation.guild_id else None
+    if invocation.guild_id and guild is None:
+        raise Refused(f"no guild {invocation.guild_id} in the emulator: add it with a seed")
+    user_id = invocation.user_id or (guild or {}).get("owner_id") or _first_user(store)
+    user = store.fixture("user", "", user_id) if user_id else None
+    if user is None or user_id is None:
+        raise Refused(f"no user {user_id} in the emulator: add it to the seed's users")
+    if guild is None:
+        dm = {"id": _dm_channel_id(user_id, context), "type": int(
+            ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
+        if invocation.channel_id:
+            dm["id"] = invocation.channel_id
+        return _Where(context, None, dm, user, None, EVERYONE_PERMISSIONS)
+    member = store.fixture("member", guild["id"], user_id)
+    if member is None:
+        raise Refused(f"user {user_id} is not a member of guild {guild['id']}: add it to the "
+                      "guild's members in the seed")
+    channels = store.fixtures("channel", guild["id"])
+    if invocation.channel_id:
+        channel = next((c for c in channels if c["id"] == invocation.channel_id), None)
+        if channel is None:
+            raise Refused(f"no channel {invocation.channel_id} in guild {guild['id']}")
+    else:
+        channel = next((c for c in channels if c["type"] == ChannelType.GUILD_TEXT), None)
+        if channel is None:
+            raise Refused(f"guild {guild['id']} has no text channel: give --channel ID or "
+                          "add one to the seed")
+    return _Where(context, guild, channel, user, member,
+                  member_permissions(store, guild, user_id, member))
+
+
+def _first_user(store: Store) -> str | None:
+    users = store.fixtures("user", "")
+    return str(users[0]["id"]) if users else None
+
+
+def _dm_channel_id(user_id: str, context: InteractionContext) -> str:
+    # A stable id per user and context, below the user's own (never the same).
+    return str(max(int(user_id) - 1 - int(context), 1))
+
+
+def member_permissions(store: Store, guild: Mapping[str, Any], user_id: str,
+                       member: Mapping[str, Any]) -> int:
+    """The member's guild permissions: ``@everyone`` and every role of theirs ORed;
+    every permission for the owner and for Administrator (Discord's "Permissions"
+    topic, "Permission Hierarchy"; channel overwrites are not modelled)."""
+    if guild.get("owner_id") == user_id:
+        return ALL_PERMISSION_BITS
+    roles = {role["id"]: int(role["permissions"]) for role in store.fixtures("role", guild["id"])}
+    bits = roles.get(guild["id"], 0)
+    for role_id in member.get("roles") or []:
+        bits |= roles.get(role_id, 0)
+    return ALL_PERMISSION_BITS if bits & _ADMINISTRATOR else bits
+
+
+# -- the command, its visibility and permissions -----------------------------------
+
+
+def _find_command(store: Store, db: sqlite3.Connection, app: Application,
+                  invocation: Invocation, where: _Where) -> StoredCommand:
+    kind = _KINDS[invocation.kind]
+    if kind == CommandType.CHAT_INPUT:
+        name = parse_line(invocation.line or "").name
+    elif invocation.name:
+        name = invocation.name
+    else:
+        raise Refused(f"a {invocation.kind} command is invoked by its name")
+    scopes = ([where.guild["id"]] if where.guild else []) + [""]
+    for scope in scopes:
+        for command in store.commands(db, app.id, scope):
+            if command.type != kind:
+                continue
+            localized = (command.body.get("name_localizations") or {}).get(invocation.locale)
+            if name in (command.name, localized):
+                return command
+    place = f"guild {where.guild['id']} or globally" if where.guild else "globally"
+    raise Refused(f"application {app.id} has no {kind.name} command named {name!r} "
+                  f"{place}: apply your manifest first (cmdsync apply)")
+
+
+def _installations(store: Store, app: Application, body: Mapping[str, Any], where: _Where,
+                   invocation: Invocation) -> dict[str, str]:
+    """``authorizing_integration_owners`` for the command here, or :class:`Refused`."""
+    label = _label(body)
+    context_name = where.context.name.lower()
+    if body.get("guild_id"):
+        if where.guild is None or where.guild["id"] != body["guild_id"]:
+            raise Refused(f"{label} is a command of guild {body['guild_id']}: it shows only "
+                          "there")
+        return {"0": body["guild_id"]}
+    contexts = body.get("contexts")
+    if contexts is None:
+        contexts = [int(c) for c in InteractionContext]
+        if body.get("dm_permission") is False:
+            contexts.remove(InteractionContext.BOT_DM)
+    if int(where.context) not in contexts:
+        allowed = ", ".join(InteractionContext(c).name.lower() for c in contexts) or "none"
+        raise Refused(f"{label} does not show in a {context_name}: its contexts are {allowed}")
+    types = body.get("integration_types") or list(app.integration_types)
+    owners: dict[str, str] = {}
+    guild_install = IntegrationType.GUILD_INSTALL in types
+    if guild_install and where.guild is not None:
+        if store.installed_in(where.guild["id"], app.id):
+            owners["0"] = where.guild["id"]
+    elif guild_install and where.context == InteractionContext.BOT_DM:
+        owners["0"] = "0"
+    if IntegrationType.USER_INSTALL in types and \
+            IntegrationType.USER_INSTALL in app.integration_types:
+        owners["1"] = where.user["id"]
+    if not owners:
+        if where.guild is not None and guild_install:
+            raise Refused(f"application {app.id} is not installed in guild "
+                          f"{where.guild['id']}: invite it with the applications.commands "
+                          "scope")
+        raise Refused(f"{label} is not installed where it would show in a {context_name}: "
+                      f"its integration types are "
+                      f"{', '.join(IntegrationType(t).name.lower() for t in types)}")
+    return owners
+
+
+def _check_permissions(store: Store, db: sqlite3.Connection, app: Application,
+                       body: Mapping[str, Any], where: _Where) -> None:
+    assert where.guild is not None and where.member is not None
+    guild_id, user_id = where.guild["id"], where.user["id"]
+    if where.permissions & _ADMINISTRATOR:
+        return  # the owner, and Administrator, use every command
+    label = _label(body)
+    overwrites = store.permissions(db, app.id, guild_id)
+    levels = [("command", overwrites.get(str(body["id"]), [])),
+              ("application", overwrites.get(app.id, []))]
+    all_channels = str(int(guild_id) - 1)
+    for level, entries in levels:
+        decided = _channel_overwrite(entries, where.channel["id"], all_channels)
+        if decided is not None:
+            if not decided[1]:
+                target = "this channel" if decided[0] == where.channel["id"] else "all channels"
+                raise Refused(f"{label} is not allowed in channel {where.channel['id']}: the "
+                              f"{level}-level overwrite for {target} denies it")
+            break
+    roles = set(where.member.get("roles") or [])
+    for level, entries in levels:
+        decided = _member_overwrite(entries, user_id, roles, guild_id)
+        if decided is not None:
+            if decided[1]:
+                return
+            raise Refused(f"user {user_id} may not use {label}: the {level}-level overwrite "
+                          f"for {decided[0]} denies it")
+    required = body.get("default_member_permissions")
+    if required is not None and where.permissions & int(required) != int(required):
+        missing = int(required) & ~where.permissions
+        names = [p.name.lower() for p in Permission if missing & (1 << p)]
+        raise Refused(f"user {user_id} may not use {label}: default_member_permissions asks "
+                      f"for {', '.join(names) or 'administrator'}, which they lack"
+                      if int(required) else
+                      f"user {user_id} may not use {label}: default_member_permissions is "
+                      "\"0\" (administrators only)")
+
+
+def _channel_overwrite(entries: Sequence[Mapping[str, Any]], channel_id: str,
+                       all_channels: str) -> tuple[str, bool] | None:
+    for target in (channel_id, all_channels):
+        for entry in entries:
+            if entry["type"] == OverwriteType.CHANNEL and entry["id"] == target:
+                return target, bool(entry["permission"])
+    return None
+
+
+def _member_overwrite(entries: Sequence[Mapping[str, Any]], user_id: str, roles: set[str],
+                      guild_id: str) -> tuple[str, bool] | None:
+    for entry in entries:
+        if entry["type"] == OverwriteType.USER and entry["id"] == user_id:
+            return f"user {user_id}", bool(entry["permission"])
+    mine = [e for e in entries if e["type"] == OverwriteType.ROLE and e["id"] in roles
+            and e["id"] != guild_id]
+    if any(e["permission"] for e in mine):
+        return f"role {next(e['id'] for e in mine if e['permission'])}", True
+    if mine:
+        return f"role {mine[0]['id']}", False
+    for entry in entries:
+        if entry["type"] == OverwriteType.ROLE and entry["id"] == guild_id:
+            return "@everyone", bool(entry["permission"])
+    return None
+
+
+def _label(body: Mapping[str, Any]) -> str:
+    kind = body.get("type", CommandType.CHAT_INPUT)
+    return f"/{body['name']}" if kind == CommandType.CHAT_INPUT else \
+        f"the {CommandType(kind).name.lower()} command {body['name']!r}"
+
+
+# -- options and targets ----------------------------------------------------------
+
+
+def _options(store: Store, body: Mapping[str, Any], line: Line, autocomplete: bool,
+             where: _Where, resolved: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    label = f"/{body['name']}"
+    definitions: list[dict[str, Any]] = list(body.get("options") or [])
+    wrappers: list[dict[str, Any]] = []
+    for word in line.path:
+        groups = [o for o in definitions if o["type"] in _SUBCOMMANDS]
+        match = next((o for o in groups if o["name"] == word), None)
+        if match is None:
+            known = ", ".join(o["name"] for o in groups)
+            raise Refused(f"{label} has no subcommand {word!r}" +
+                          (f": choose {known}" if known else ""))
+        label += f" {word}"
+        wrappers.append({"name": word, "type": match["type"]})
+        definitions = list(match.get("options") or [])
+    nested = [o for o in definitions if o["type"] in _SUBCOMMANDS]
+    if nested:
+        raise Refused(f"{label} needs a subcommand: {', '.join(o['name'] for o in nested)}")
+    by_name = {o["name"]: o for o in definitions}
+    given: list[dict[str, Any]] = []
+    for index, (name, raw) in enumerate(line.options):
+        option = by_name.get(name)
+        if option is None:
+            known = ", ".join(by_name) or "none"
+            raise Refused(f"{label} has no option {name!r} (its options: {known})")
+        if any(g["name"] == name for g in given):
+            raise Refused(f"option {name} is given twice")
+        focused = autocomplete and index == len(line.options) - 1
+        given.append(_value(store, option, raw, focused, where, resolved))
+    if autocomplete:
+        if not given or not by_name[given[-1]["name"]].get("autocomplete"):
+            typed = given[-1]["name"] if given else None
+            with_autocomplete = [o["name"] for o in definitions if o.get("autocomplete")]
+            raise Refused(
+                (f"option {typed} of {label} has no autocomplete" if typed else
+                 f"autocomplete needs the option being typed, last: {label} NAME:VALUE")
+                + (f" (options with autocomplete: {', '.join(with_autocomplete)})"
+                   if with_autocomplete else f" ({label} has no option with autocomplete)"))
+    else:
+        missing = [o["name"] for o in definitions if o.get("required")
+                   and not any(g["name"] == o["name"] for g in given)]
+        if missing:
+            raise Refused(f"{label} needs option {', '.join(missing)}")
+    for wrapper in reversed(wrappers):
+        wrapper["options"] = given
+        given = [wrapper]
+    return given
+
+
+def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, where: _Where,
+           resolved: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    kind = OptionType(option["type"])
+    name = option["name"]
+    out: dict[str, Any] = {"name": name, "type": int(kind)}
+    if focused:
+        out["focused"] = True
+        out["value"] = raw
+        if kind in (OptionType.INTEGER, OptionType.NUMBER):
+            try:
+                out["value"] = int(raw) if kind == OptionType.INTEGER else float(raw)
+            except ValueError:
+                pass  # what is typed so far: Discord sends it as text
+        return out
+    if kind == OptionType.STRING:
+        value: Any = _choice(option, raw, raw)
+        low, high = option.get("min_length"), option.get("max_length")
+        if (low is not None and len(value) < low) or (high is not None and len(value) > high):
+            raise Refused(f"option {name} must be {low or 0} to {high or 6000} characters long")
+    elif kind in (OptionType.INTEGER, OptionType.NUMBER):
+        number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
+        try:
+            value = int(raw) if kind == OptionType.INTEGER else float(raw)
+        except ValueError:
+            choice = _choice(option, raw, None)
+            if choice is None:
+                raise Refused(f"option {name}: {raw!r} is not {number_kind}") from None
+            value = choice
+        value = _choice(option, raw, value)
+        if kind == OptionType.NUMBER and float(value).is_integer() and "." not in raw:
+            value = int(value)
+        low, high = option.get("min_value"), option.get("max_value")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise Refused(f"option {name} must be between {low if low is not None else '-∞'} "
+                          f"and {high if high is not None else '∞'}, not {raw}")
+    elif kind == OptionType.BOOLEAN:
+        if raw.lower() not in ("true", "false"):
+            raise Refused(f"option {name}: write true or false, not {raw!r}")
+        value = raw.lower() == "true"
+    elif kind == OptionType.ATTACHMENT:
+        raise Refused(f"option {name} is an attachment: invoke cannot upload files")
+    else:
+        value = _mention(store, kind, name, raw, option, where, resolved)
+    out["value"] = value
+    return out
+
+
+def _choice(option: Mapping[str, Any], raw: str, value: Any) -> Any:
+    """The choice's value for ``raw`` (a choice's value or name), or ``value`` without
+    choices; :class:`Refused` when ``raw`` is none of them."""
+    choices = option.get("choices")
+    if not choices:
+        return value
+    for choice in choices:
+        if str(choice["value"]) == raw or choice["name"] == raw:
+            return choice["value"]
+    if value is None:
+        return None
+    names = ", ".join(str(c["name"]) for c in choices)
+    raise Refused(f"option {option['name']} must be one of: {names}")
+
+
+def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mapping[str, Any],
+             where: _Where, resolved: dict[str, dict[str, Any]]) -> str:
+    match = _MENTION.match(raw)
+    sigil, snowflake = (match.group(1), match.group(2)) if match else ("", raw)
+    if not snowflake.isdigit():
+        raise Refused(f"option {name}: {raw!r} is not a mention or an id")
+    guild_id = where.guild["id"] if where.guild else None
+    wants_user = kind in (OptionType.USER, OptionType.MENTIONABLE) and sigil != "@&"
+    wants_role = kind in (OptionType.ROLE, OptionType.MENTIONABLE) and sigil.startswith("@") \
+        and sigil != "@!"
+    if kind == OptionType.CHANNEL:
+        channel = store.fixture("channel", guild_id, snowflake) if guild_id else None
+        if channel is None:
+            raise Refused(f"option {name}: no channel {snowflake} in this guild")
+        allowed = option.get("channel_types")
+        if allowed and channel["type"] not in allowed:
+            names = ", ".join(ChannelType(t).name.lower() for t in allowed)
+            raise Refused(f"option {name} takes channels of type {names}, not "
+                          f"{ChannelType(channel['type']).name.lower()} ({snowflake})")
+        resolved.setdefault("channels", {})[snowflake] = _channel(channel, guild_id,
+                                                                 where.permissions)
+        return snowflake
+    if wants_role and guild_id:
+        role = store.fixture("role", guild_id, snowflake)
+        if role is not None:
+            resolved.setdefault("roles", {})[snowflake] = _role(role)
+            return snowflake
+    if wants_user:
+        user = store.fixture("user", "", snowflake)
+        if user is not None:
+            _resolve_user(store, snowflake, user, where, resolved)
+            return snowflake
+    what = {OptionType.USER: "user", OptionType.ROLE: "role"}.get(kind, "user or role")
+    raise Refused(f"option {name}: no {what} {snowflake} in the emulator")
+
+
+def _target(store: Store, command: StoredCommand, invocation: Invocation, where: _Where,
+            resolved: dict[str, dict[str, Any]]) -> str:
+    target = invocation.target_id or ""
+    match = _MENTION.match(target)
+    target = match.group(2) if match else target
+    if not target.isdigit():
+        raise Refused(f"a {CommandType(command.type).name.lower()} command needs a target: "
+                      "give --target ID")
+    if command.type == CommandType.USER:
+        user = store.fixture("user", "", target)
+        if user is None:
+            raise Refused(f"no user {target} in the emulator")
+        _resolve_user(store, target, user, where, resolved)
+        return target
+    guild_id = where.guild["id"] if where.guild else None
+    message = store.fixture("message", guild_id, target) if guild_id else None
+    if message is None:
+        raise Refused(f"no message {target} in this guild: add it to the guild's messages "
+                      "in the seed")
+    author = store.fixture("user", "", message["author_id"]) or {"id": message["author_id"]}
+    resolved.setdefault("messages", {})[target] = fixture_message(
+        message, _user(author), guild_id)
+    return target
+
+
+def _resolve_user(store: Store, user_id: str, user: Mapping[str, Any], where: _Where,
+                  resolved: dict[str, dict[str, Any]]) -> None:
+    resolved.setdefault("users", {})[user_id] = _user(user)
+    if where.guild is None:
+        return
+    member = store.fixture("member", where.guild["id"], user_id)
+    if member is not None:
+        permissions = member_permissions(store, where.guild, user_id, member)
+        body = _member(member, _user(user), permissions)
+        del body["user"], body["deaf"], body["mute"]  # resolved members carry neither
+        resolved.setdefault("members", {})[user_id] = body
+
+
+# -- bodies ----------------------------------------------------------------------
+
+
+def _user(fixture: Mapping[str, Any]) -> dict[str, Any]:
+    return profiles.user(str(fixture["id"]), username=fixture.get("username"),
+                         global_name=fixture.get("global_name"))
+
+
+def _member(member: Mapping[str, Any], user: dict[str, Any], permissions: int
+            ) -> dict[str, Any]:
+    return {"user": user, "roles": list(member.get("roles") or []), "joined_at": JOINED_AT,
+            "nick": member.get("nick"), "avatar": None, "banner": None, "premium_since": None,
+            "deaf": False, "mute": False, "flags": 0, "pending": False,
+            "communication_disabled_until": None, "permissions": str(permissions)}
+
+
+def _role(role: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": role["id"], "name": role["name"], "color": 0, "hoist": False, "icon": None,
+            "unicode_emoji": None, "position": 0, "permissions": role["permissions"],
+            "managed": False, "mentionable": False, "flags": 0}
+
+
+def _channel(channel: Mapping[str, Any], guild_id: str | None, permissions: int
+             ) -> dict[str, Any]:
+    body = {"id": channel["id"], "type": channel["type"], "name": channel.get("name"),
+            "permissions": str(permissions), "flags": 0, "parent_id": None}
+    if guild_id:
+        body["guild_id"] = guild_id
+    return body
+
+
+def fixture_message(message: Mapping[str, Any], author: dict[str, Any], guild_id: str | None
+                    ) -> dict[str, Any]:
+    """A fixture message as Discord's message object."""
+    body = {"id": message["id"], "channel_id": message["channel_id"], "type": 0,
+            "author": author, "content": message.get("content", ""),
+            "timestamp": JOINED_AT, "edited_timestamp": None, "tts": False,
+            "mention_everyone": False, "mentions": [], "mention_roles": [],
+            "attachments": [], "embeds": [], "pinned": False, "flags": 0, "components": []}
+    if guild_id:
+        body["guild_id"] = guild_id
+    return body
+
+
+def _payload(app: Application, invocation: Invocation, where: _Where, data: dict[str, Any],
+             owners: dict[str, str], token: str, interaction_id: str,
+             app_permissions: int) -> dict[str, Any]:
+    guild = where.guild
+    user = _user(where.user)
+    payload: dict[str, Any] = {
+        "id": interaction_id, "application_id": app.id,
+        "type": AUTOCOMPLETE if invocation.autocomplete else APPLICATION_COMMAND,
+        "data": data, "token": token, "version": 1, "locale": invocation.locale,
+        "context": int(where.context), "authorizing_integration_owners": owners,
+        "attachment_size_limit": ATTACHMENT_SIZE_LIMIT, "entitlements": [],
+        "entitlement_sku_ids": []}
+    if guild is not None and where.member is not None:
+        payload.update(guild_id=guild["id"], guild_locale=guild.get("preferred_locale", "en-US"),
+                       guild={"id": guild["id"], "locale": guild.get("preferred_locale",
+                                                                      "en-US"),
+                              "features": []},
+                       member=_member(where.member, user, where.permissions))
+    else:
+        payload["user"] = user
+    payload["channel"] = _channel(where.channel, guild["id"] if guild else None,
+                                  where.permissions)
+    payload["channel_id"] = where.channel["id"]
+    payload["app_permissions"] = str(app_permissions)
+    return payload
+
+
+def app_permissions(store: Store, app: Application, where: _Where) -> int:
+    """What the application may do where it is invoked: in a guild its bot member's
+    permissions (a seeded member with the application's id), else ``@everyone``'s (an
+    application installed without its bot); in DMs ``@everyone``'s defaults."""
+    if where.guild is None:
+        return EVERYONE_PERMISSIONS
+    bot = store.fixture("member", where.guild["id"], app.id)
+    if bot is None:
+        everyone = store.fixture("role", where.guild["id"], where.guild["id"])
+        return int(everyone["permissions"]) if everyone else 0
+    return member_permissions(store, where.guild, app.id, bot)
