@@ -1,0 +1,71 @@
+"""A hikari RESTBot (HTTP interactions) to try with `cmdsync invoke` against the emulator.
+
+    cmdsync emulator --port 8787 &                     # prints the bot token and public key
+    cmdsync apply --auto-approve --api-url http://127.0.0.1:8787/api/v10 examples/hikari/commands.yaml
+    python examples/hikari/bot.py &                    # serves interactions on port 8000
+    cmdsync invoke --api-url http://127.0.0.1:8787/api/v10 \\
+        --endpoint http://127.0.0.1:8000/ --guild 222222222222222222 '/ping'
+
+The bot reads DISCORD_BOT_TOKEN, DISCORD_PUBLIC_KEY (the application's
+verify_key), DISCORD_API_URL (its REST base: the emulator's) and PORT.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import hikari
+
+ITEMS = ("apple", "apricot", "banana", "cherry")
+
+
+async def on_command(interaction: hikari.CommandInteraction) -> AsyncIterator[Any]:
+    options = {o.name: o for o in interaction.options or []}
+    if interaction.command_name == "ping":
+        yield interaction.build_response().set_content("pong")
+    elif interaction.command_name == "shop":
+        buy = {o.name: o.value for o in options["buy"].options or []}
+        yield interaction.build_response().set_content(
+            f"You bought {buy.get('amount', 1)} x {buy['item']}.")
+    elif interaction.command_name == "report":
+        yield interaction.build_deferred_response()  # answer within 3 s, work afterwards
+        await interaction.edit_initial_response("Report ready: 3 new members.")
+        await interaction.execute("Details were sent to the moderators.")
+    elif interaction.command_name == "ban":
+        user = options["user"].value
+        reason = options["reason"].value if "reason" in options else "no reason"
+        yield interaction.build_response().set_content(f"Banned <@{user}> ({reason}).")
+
+
+def focused(options: Any) -> Any:
+    """The option being typed, in the subcommand that holds it."""
+    for option in options or []:
+        found = option if option.is_focused else focused(option.options)
+        if found is not None:
+            return found
+    return None
+
+
+async def on_autocomplete(interaction: hikari.AutocompleteInteraction) -> Any:
+    typed = str(focused(interaction.options).value)
+    matches = [item for item in ITEMS if item.startswith(typed.lower())]
+    return interaction.build_response(
+        [hikari.impl.AutocompleteChoiceBuilder(name=item.title(), value=item)
+         for item in matches])
+
+
+def build_bot(token: str, public_key: str, rest_url: str) -> hikari.RESTBot:
+    """The bot, its listeners set; start it with ``await bot.start(port=...)``."""
+    bot = hikari.RESTBot(token, "Bot", public_key=public_key, rest_url=rest_url,
+                         logs="WARNING", banner=None)
+    bot.set_listener(hikari.CommandInteraction, on_command)
+    bot.set_listener(hikari.AutocompleteInteraction, on_autocomplete)
+    return bot
+
+
+if __name__ == "__main__":
+    build_bot(os.environ["DISCORD_BOT_TOKEN"], os.environ["DISCORD_PUBLIC_KEY"],
+              os.environ.get("DISCORD_API_URL", "http://127.0.0.1:8787/api/v10"),
+              ).run(port=int(os.environ.get("PORT", "8000")), check_for_updates=False)

@@ -1,0 +1,230 @@
+"""`cmdsync invoke`: run a command against the emulator as a user in Discord's client.
+
+:func:`invoke` sends an invocation to the emulator's ``POST
+/_emulator/interactions`` (served, from ``--api-url``, or in-process with
+``--local``), which checks it as the client would, builds the interaction,
+signs it and POSTs it to the application's interactions endpoint
+(:mod:`cmdsync.emulator.interactions`). With ``endpoint`` it first sets the
+application's ``interactions_endpoint_url`` (``PATCH /applications/@me``
+with the bot token, which the emulator verifies with signed PINGs). With
+``wait`` (seconds) it then polls ``GET /_emulator/interactions/{id}`` for
+that long to collect follow-ups, or until ``follow_ups`` of them arrived. It prints nothing; the result is an
+:class:`Invoked`.
+
+Only the emulator runs interactions: against Discord (or any URL without
+the admin API) it raises :class:`~cmdsync.errors.UsageError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from cmdsync.client.auth import Token, auth_from_env
+from cmdsync.client.http import DEFAULT_API_URL, check_base_url
+from cmdsync.errors import CmdsyncError, UsageError
+from cmdsync.runners import aio
+from cmdsync.runners.session import LOCAL_STATE, Connection, local_seed
+
+POLL_INTERVAL = 0.2  # seconds between polls while waiting for follow-ups
+OUTDATED = "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to run: a ``line`` (``/mod ban user:<@1>``), or a user or message command
+    ``name`` with its ``target``; where (``guild``, ``channel``, ``context``), as whom
+    (``user``, ``locale``); ``endpoint`` to set first; ``wait`` seconds for follow-ups,
+    ending early once ``follow_ups`` (if above 0) have arrived."""
+
+    line: str | None = None
+    kind: str = "chat_input"
+    name: str | None = None
+    target: str | None = None
+    autocomplete: bool = False
+    guild: str | None = None
+    channel: str | None = None
+    user: str | None = None
+    locale: str = "en-US"
+    context: str | None = None
+    endpoint: str | None = None
+    wait: float = 0.0
+    follow_ups: int = 0
+
+
+@dataclass
+class Invoked:
+    """The outcome: ``refused`` (why the client would not send it), ``outdated``
+    (read-repair: the client now has the new version, run it again), or the
+    ``exchange`` ``{"interaction", "response", "failure", "messages"}``."""
+
+    application_id: str
+    refused: str | None = None
+    outdated: str | None = None
+    exchange: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused and not self.outdated and not self.exchange.get("failure")
+
+
+def invoke(connection: Connection, request: Request, *, application_id: str | None,
+           env: Mapping[str, str] | None = None, cwd: str | None = None,
+           sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+           clock: Callable[[], float] = time.monotonic) -> Invoked:
+    """Run ``request``; see the module docstring. ``sleep`` and ``clock`` (seconds)
+    pace the wait for follow-ups. Raises :class:`UsageError` (not an emulator, a
+    bad id) and :class:`CmdsyncError` (the emulator cannot be reached)."""
+    env = os.environ if env is None else env
+    for label, value in (("--guild", request.guild), ("--channel", request.channel),
+                         ("--user", request.user), ("--application-id", application_id)):
+        if value is not None and not value.isdigit():
+            raise UsageError(f"{label} {value!r} is not an id (a snowflake)")
+    if request.wait < 0 or request.follow_ups < 0:
+        raise UsageError("--wait takes seconds and --follow-ups a count, 0 or more")
+
+    async def run() -> Invoked:
+        async with _emulator(connection, env, cwd or os.getcwd()) as (client, bot_token):
+            app_id = application_id or await _application_id(client, connection, env)
+            if request.endpoint:
+                await _set_endpoint(client, bot_token(), request.endpoint)
+            result = await _post(client, app_id, request)
+            if result.exchange and request.wait:
+                deadline = clock() + request.wait
+                while clock() < deadline and not _arrived(result, request.follow_ups):
+                    await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
+                    result.exchange = {**result.exchange, **await _poll(
+                        client, result.exchange["interaction"]["id"])}
+            return result
+
+    return aio.run(run())
+
+
+@asynccontextmanager
+async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
+                    ) -> AsyncIterator[tuple[httpx.AsyncClient, Callable[[], str]]]:
+    """A client whose base URL is the emulator's origin, and where the bot token comes
+    from (read only for ``--endpoint``)."""
+    if connection.local:
+        from cmdsync.emulator import seed
+        from cmdsync.emulator.app import create_app
+        from cmdsync.emulator.instance import new_emulator
+
+        os.makedirs(os.path.join(cwd, ".cmdsync"), exist_ok=True)
+        emulator = new_emulator(state=os.path.join(cwd, LOCAL_STATE), seed=local_seed([]))
+        try:
+            transport = httpx.ASGITransport(app=create_app(emulator))
+            async with httpx.AsyncClient(transport=transport, base_url="http://cmdsync.local",
+                                         timeout=60) as client:
+                yield client, lambda: seed.BOT_TOKEN
+        finally:
+            emulator.store.close()
+        return
+    base = (check_base_url(connection.api_url, source="--api-url") if connection.api_url
+            else check_base_url(env["CMDSYNC_API_URL"], source="CMDSYNC_API_URL")
+            if env.get("CMDSYNC_API_URL") else DEFAULT_API_URL)
+    parts = urlsplit(base)
+    if parts.hostname == "discord.com" or (parts.hostname or "").endswith(".discord.com"):
+        raise UsageError(f"invoke runs commands against the cmdsync emulator only, not "
+                         f"{base}: start one with `cmdsync emulator` and pass its --api-url, "
+                         "or use --local")
+
+    def bot_token() -> str:
+        auth = auth_from_env(env, token_file=connection.token_file)
+        if not isinstance(auth.commands, Token):
+            raise CmdsyncError("--endpoint needs the bot token (DISCORD_BOT_TOKEN or "
+                               "--token-file), not client credentials")
+        return auth.commands.value
+
+    async with httpx.AsyncClient(base_url=f"{parts.scheme}://{parts.netloc}", timeout=60,
+                                 trust_env=False) as client:
+        yield client, bot_token
+
+
+async def _call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any
+                ) -> httpx.Response:
+    try:
+        response = await client.request(method, path, **kwargs)
+    except httpx.HTTPError as exc:
+        raise CmdsyncError(f"cannot reach the emulator at {client.base_url}: "
+                           f"{exc.__class__.__name__}: {exc} (is `cmdsync emulator` "
+                           "running?)") from exc
+    if response.status_code in (404, 405) and path.startswith("/_emulator"):
+        raise UsageError(f"{client.base_url} is not a cmdsync emulator (no admin API at "
+                         "/_emulator/): invoke runs commands against the emulator only")
+    return response
+
+
+async def _application_id(client: httpx.AsyncClient, connection: Connection,
+                          env: Mapping[str, str]) -> str:
+    if connection.local:
+        from cmdsync.runners.session import local_application_id
+
+        return local_application_id()
+    if env.get("DISCORD_APPLICATION_ID", "").strip():
+        return env["DISCORD_APPLICATION_ID"].strip()
+    state = (await _call(client, "GET", "/_emulator/state")).json()
+    apps = [a["id"] for a in state.get("applications", [])]
+    if len(apps) != 1:
+        raise UsageError(f"the emulator has {len(apps)} applications: choose one with "
+                         "--application-id or DISCORD_APPLICATION_ID")
+    return str(apps[0])
+
+
+async def _set_endpoint(client: httpx.AsyncClient, bot_token: str, url: str) -> None:
+    response = await _call(client, "PATCH", "/api/v10/applications/@me",
+                           json={"interactions_endpoint_url": url},
+                           headers={"Authorization": f"Bot {bot_token}"})
+    if response.status_code == 200:
+        return
+    body = _json(response)
+    leaf = (((body.get("errors") or {}).get("interactions_endpoint_url") or {})
+            .get("_errors") or [{}])[0].get("message")
+    raise CmdsyncError(f"cannot set the interactions endpoint URL {url}: "
+                       f"{leaf or body.get('message') or response.status_code}")
+
+
+async def _post(client: httpx.AsyncClient, app_id: str, request: Request) -> Invoked:
+    body = {"application_id": app_id, "kind": request.kind, "line": request.line,
+            "name": request.name, "target_id": request.target,
+            "autocomplete": request.autocomplete, "guild_id": request.guild,
+            "channel_id": request.channel, "user_id": request.user, "locale": request.locale,
+            "context": request.context}
+    response = await _call(client, "POST", "/_emulator/interactions", json=body)
+    answer = _json(response)
+    if response.status_code == 200:
+        return Invoked(app_id, exchange=answer)
+    if answer.get("code") == 50035 and OUTDATED in str(answer.get("errors")):
+        return Invoked(app_id, outdated="This command is outdated, please try again in a few "
+                                        "minutes")
+    if response.status_code == 400 and answer.get("code") == 0:
+        return Invoked(app_id, refused=str(answer.get("message")))
+    raise CmdsyncError(f"the emulator answered HTTP {response.status_code}: "
+                       f"{answer.get('message', response.text[:200])}")
+
+
+def _arrived(result: Invoked, wanted: int) -> bool:
+    """Whether ``wanted`` (> 0) follow-ups are there (types 20 and 23 are originals)."""
+    messages = result.exchange.get("messages") or []
+    return wanted > 0 and sum(m.get("type") not in (20, 23) for m in messages) >= wanted
+
+
+async def _poll(client: httpx.AsyncClient, interaction_id: str) -> dict[str, Any]:
+    response = await _call(client, "GET", f"/_emulator/interactions/{interaction_id}")
+    return _json(response) if response.status_code == 200 else {}
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
