@@ -109,8 +109,8 @@ def _message(message: dict[str, Any], *, original: bool) -> list[tuple[str, str]
                                    ("edited", message.get("edited_timestamp"))) if on]
     head = f"{label}{' (' + ', '.join(notes) + ')' if notes else ''}:"
     if flags & LOADING:
-        return [("dim", f"{head} {message['author']['username']} is thinking... (deferred: "
-                        "--wait SECONDS shows the edit and follow-ups)")]
+        return [("dim", (f"{head} {message['author']['username']} is thinking... (deferred: "
+                        "--wait SECONDS shows the edit and follow-ups)"))]
     out = [("green", head)]
     content = message.get("content") or ""
     out += [("", f"  {line}") for line in content.splitlines()]
