@@ -1,0 +1,286 @@
+"""Interactions over HTTP: endpoint verification, signed delivery, the response
+checks, the callback route and follow-up webhooks (emulator.interactions).
+
+The application side here is a small stand-in endpoint (starlette under
+uvicorn) whose answer each test sets: it checks signatures with the
+application's ``verify_key`` unless told not to. Real bots (hikari's
+RESTBot) answer in ``tests/cli/test_invoke.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from cmdsync.emulator import Limits, create_app
+from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.server import BackgroundServer
+from cmdsync.emulator.signing import verify
+from tests.support.emulator import (
+    APP,
+    BOT,
+    GUILD,
+    GUILD_COMMANDS,
+    FakeClock,
+    chat,
+    emulator,
+    http_client,
+)
+
+Answer = Callable[[dict[str, Any]], tuple[int, Any]]
+
+
+class Endpoint:
+    """A stand-in interactions endpoint: records requests, answers with ``answer``."""
+
+    def __init__(self) -> None:
+        self.public_key = ""
+        self.check_signatures = True
+        self.requests: list[dict[str, Any]] = []
+        self.answer: Answer = lambda payload: (200, {"type": 4, "data": {"content": "ok"}})
+        self.release = threading.Event()
+
+    async def handle(self, request: Request) -> Response:
+        body = await request.body()
+        signature = request.headers.get("x-signature-ed25519", "")
+        stamp = request.headers.get("x-signature-timestamp", "")
+        if self.check_signatures and not verify(self.public_key, body, stamp, signature):
+            return Response("invalid request signature", status_code=401)
+        payload = json.loads(body)
+        if payload["type"] == 1:
+            return JSONResponse({"type": 1})
+        self.requests.append(payload)
+        status, answer = self.answer(payload)
+        if answer is None:
+            return Response(status_code=status)
+        return JSONResponse(answer, status_code=status)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def served(clock: FakeClock) -> Iterator[tuple[Emulator, httpx.Client, httpx.Client]]:
+    instance = emulator(clock=clock, limits=Limits(interaction_deadline=0.5))
+    with BackgroundServer(create_app(instance)) as base, \
+            http_client(f"{base}/api/v10", headers=BOT) as api, \
+            http_client(f"{base}/_emulator") as admin:
+        yield instance, api, admin
+
+
+@pytest.fixture
+def endpoint(served: tuple[Emulator, httpx.Client, httpx.Client]) -> Iterator[Endpoint]:
+    stub = Endpoint()
+    stub.public_key = served[1].get("/applications/@me").json()["verify_key"]
+    app = Starlette(routes=[Route("/", stub.handle, methods=["POST"])])
+    with BackgroundServer(app) as base:
+        stub.url = f"{base}/"  # type: ignore[attr-defined]
+        yield stub
+        stub.release.set()
+
+
+@pytest.fixture
+def ready(served: tuple[Emulator, httpx.Client, httpx.Client], endpoint: Endpoint
+          ) -> tuple[httpx.Client, httpx.Client, Endpoint]:
+    """An application with /ping and its endpoint set."""
+    _, api, admin = served
+    assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200
+    set_url = api.patch("/applications/@me",
+                        json={"interactions_endpoint_url": endpoint.url})  # type: ignore[attr-defined]
+    assert set_url.status_code == 200, set_url.text
+    return api, admin, endpoint
+
+
+def invoke(admin: httpx.Client, line: str = "/ping", **fields: Any) -> httpx.Response:
+    return admin.post("/interactions", json={"application_id": APP, "line": line,
+                                             "guild_id": GUILD, **fields})
+
+
+def test_the_endpoint_is_verified_before_it_is_saved(
+        served: tuple[Emulator, httpx.Client, httpx.Client], endpoint: Endpoint) -> None:
+    _, api, _ = served
+    url = endpoint.url  # type: ignore[attr-defined]
+    endpoint.check_signatures = False  # a bot that skips the signature check
+    refused = api.patch("/applications/@me", json={"interactions_endpoint_url": url})
+    assert refused.status_code == 400 and refused.json()["code"] == 50035
+    [leaf] = refused.json()["errors"]["interactions_endpoint_url"]["_errors"]
+    assert leaf["code"] == "APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID"
+    assert "a badly signed PING got HTTP 200" in leaf["message"]
+    assert api.get("/applications/@me").json()["interactions_endpoint_url"] is None
+    endpoint.check_signatures = True
+    accepted = api.patch("/applications/@me", json={"interactions_endpoint_url": url})
+    assert accepted.status_code == 200 and accepted.json()["interactions_endpoint_url"] == url
+    nobody = api.patch("/applications/@me",
+                       json={"interactions_endpoint_url": "http://127.0.0.1:9/"})
+    assert "cannot reach" in nobody.json()["errors"]["interactions_endpoint_url"][
+        "_errors"][0]["message"]
+    malformed = api.patch("/applications/@me", json={"interactions_endpoint_url": "ftp://x"})
+    assert malformed.json()["errors"]["interactions_endpoint_url"]["_errors"][0][
+        "code"] == "URL_TYPE_INVALID_URL"
+    cleared = api.patch("/applications/@me", json={"interactions_endpoint_url": None})
+    assert cleared.json()["interactions_endpoint_url"] is None
+
+
+def test_an_interaction_is_signed_and_its_reply_recorded(
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    _, admin, endpoint = ready
+    result = invoke(admin).json()
+    assert result["failure"] is None
+    assert result["response"] == {"type": 4, "data": {"content": "ok"}}
+    [reply] = result["messages"]
+    assert (reply["type"], reply["content"], reply["author"]["id"]) == (20, "ok", APP)
+    assert endpoint.requests == [result["interaction"]]
+    again = admin.get(f"/interactions/{result['interaction']['id']}").json()
+    assert again["messages"] == result["messages"]
+
+
+@pytest.mark.parametrize(("answer", "failure"), [
+    ((200, {"type": 4, "data": {"content": "x" * 2001}}), "Must be 2000 or fewer in length"),
+    ((200, {"type": 4, "data": {}}), "50006 Cannot send an empty message"),
+    ((200, {"type": 8, "data": {"choices": []}}), "Value must be one of"),
+    ((200, {"type": 12}), "does not have Activities enabled"),
+    ((200, {"type": 9, "data": {"custom_id": "m", "title": "t" * 46, "components": [{}]}}),
+     "data.title: Must be between 1 and 45 in length"),
+    ((500, {"message": "boom"}), "the application answered HTTP 500"),
+    ((204, None), "did not call POST /interactions/{id}/{token}/callback"),
+])
+def test_a_bad_response_fails_the_interaction(
+        ready: tuple[httpx.Client, httpx.Client, Endpoint], answer: tuple[int, Any],
+        failure: str) -> None:
+    _, admin, endpoint = ready
+    endpoint.answer = lambda payload: answer
+    result = invoke(admin).json()
+    assert failure in result["failure"]
+    assert result["messages"] == []
+
+
+def test_autocomplete_allows_25_choices_and_no_more(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    api, admin, endpoint = ready
+    api.put(GUILD_COMMANDS, json=[chat("ping", options=[
+        {"type": 3, "name": "q", "description": "q", "autocomplete": True}])])
+
+    def choices(count: int) -> Answer:
+        return lambda payload: (200, {"type": 8, "data": {"choices": [
+            {"name": f"c{i}", "value": str(i)} for i in range(count)]}})
+
+    endpoint.answer = choices(25)
+    assert invoke(admin, "/ping q:a", autocomplete=True).json()["failure"] is None
+    endpoint.answer = choices(26)
+    assert "Must be 25 or fewer in length" in invoke(
+        admin, "/ping q:a", autocomplete=True).json()["failure"]
+
+
+def test_no_answer_within_the_deadline_fails(
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    _, admin, endpoint = ready
+
+    def never(payload: dict[str, Any]) -> tuple[int, Any]:
+        endpoint.release.wait(30)  # held until the test ends: the deadline (0.5 s) passes
+        return 200, {"type": 4, "data": {"content": "late"}}
+
+    endpoint.answer = never
+    result = invoke(admin).json()
+    assert result["failure"] == "the application did not respond: no answer within 0.5 seconds"
+    endpoint.release.set()
+
+
+def test_the_callback_route_and_follow_ups(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:
+    _, api, admin = served
+    base = str(api.base_url).rstrip("/")
+
+    def deferred_by_callback(payload: dict[str, Any]) -> tuple[int, Any]:
+        with httpx.Client() as client:  # no Authorization: the token is the credential
+            answered = client.post(f"{base}/interactions/{payload['id']}/{payload['token']}"
+                                   "/callback?with_response=true", json={"type": 5})
+            assert answered.status_code == 200, answered.text
+            assert answered.json()["interaction"]["response_message_loading"] is True
+        return 202, None
+
+    ready[2].answer = deferred_by_callback
+    result = invoke(admin).json()
+    assert result["failure"] is None and result["response"] == {"type": 5}
+    [thinking] = result["messages"]
+    assert thinking["flags"] & 128  # LOADING
+    interaction = result["interaction"]
+    webhook = f"{base}/webhooks/{APP}/{interaction['token']}"
+    with httpx.Client() as client:
+        again = client.post(f"{base}/interactions/{interaction['id']}/{interaction['token']}"
+                            "/callback", json={"type": 4, "data": {"content": "twice"}})
+        assert (again.status_code, again.json()["code"]) == (400, 40060)
+        edited = client.patch(f"{webhook}/messages/@original", json={"content": "done"})
+        assert edited.status_code == 200 and edited.json()["flags"] & 128 == 0
+        follow = client.post(f"{webhook}?wait=true", json={"content": "more", "flags": 64})
+        assert follow.status_code == 200 and follow.json()["flags"] == 64
+        assert client.post(webhook, json={"content": "quiet"}).status_code == 204
+        assert client.post(webhook, json={}).json()["code"] == 50006
+        got = client.get(f"{webhook}/messages/{follow.json()['id']}")
+        assert got.json()["content"] == "more"
+        assert client.delete(f"{webhook}/messages/{follow.json()['id']}").status_code == 204
+        assert client.get(f"{webhook}/messages/{follow.json()['id']}").json()["code"] == 10008
+        assert [m["content"] for m in admin.get(f"/interactions/{interaction['id']}").json()[
+            "messages"]] == ["done", "quiet"]
+        wrong = client.post(f"{base}/webhooks/{APP}/not-a-token", json={"content": "x"})
+        assert (wrong.status_code, wrong.json()["code"]) == (401, 50027)
+        clock.advance(15 * 60 + 1)  # the token lives 15 minutes
+        expired = client.patch(f"{webhook}/messages/@original", json={"content": "late"})
+        assert (expired.status_code, expired.json()["code"]) == (401, 50027)
+
+
+def test_a_callback_after_the_deadline_is_unknown(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:
+    _, api, admin = served
+    base = str(api.base_url).rstrip("/")
+
+    def late(payload: dict[str, Any]) -> tuple[int, Any]:
+        clock.advance(1)  # past the 0.5 s deadline before it calls back
+        with httpx.Client() as client:
+            answered = client.post(f"{base}/interactions/{payload['id']}/{payload['token']}"
+                                   "/callback", json={"type": 4, "data": {"content": "x"}})
+            assert (answered.status_code, answered.json()["code"]) == (404, 10062)
+        return 202, None
+
+    ready[2].answer = late
+    assert "did not call POST" in invoke(admin).json()["failure"]
+
+
+def test_read_repair_answers_an_outdated_command(
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    api, admin, _ = ready
+    app_commands = f"/applications/{APP}/commands"
+    api.put(app_commands, json=[chat("hello")])
+    assert invoke(admin, "/hello", guild_id=None).status_code == 200
+    api.put(app_commands, json=[chat("hello", "Changed")])
+    outdated = invoke(admin, "/hello", guild_id=None)
+    assert outdated.status_code == 400
+    [leaf] = outdated.json()["errors"]["data"]["_errors"]
+    assert leaf == {"code": "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION",
+                    "message": "This command is outdated, please try again in a few minutes"}
+    assert invoke(admin, "/hello", guild_id=None).json()["failure"] is None
+
+
+def test_no_endpoint_and_bad_invocations_are_refused(
+        served: tuple[Emulator, httpx.Client, httpx.Client]) -> None:
+    _, api, admin = served
+    api.put(GUILD_COMMANDS, json=[chat("ping")])
+    no_url = invoke(admin)
+    assert no_url.status_code == 400 and "has no interactions endpoint URL" in \
+        no_url.json()["message"]
+    assert "unknown field 'colour'" in admin.post(
+        "/interactions", json={"application_id": APP, "colour": "red"}).json()["message"]
+    assert admin.get("/interactions/1").json()["code"] == 10062
