@@ -66,7 +66,7 @@ class RunningBot:
     async def _started(self, _: Any) -> None:
         self.loop = asyncio.get_running_loop()
 
-    def __enter__(self) -> RunningBot:
+    def __enter__(self) -> RunningBot:  # noqa: PYI034 - typing.Self is 3.11+
         self.thread.start()
         deadline = time.monotonic() + 30
         while True:  # until it accepts connections

@@ -69,8 +69,8 @@ def test_it_serves_http_and_prints_the_default_credentials() -> None:
     assert lines[1:] == [
         ("  application 111111111111111111: bot token emulator-bot-token, client credentials "
          "111111111111111111 / emulator-secret"),
-        "    public key (verify_key) "
-        "cee21bdaa4cc4d64a13b77459e5816ae5d4143290aeb5512a3901dbb4da11d73",
+        ("    public key (verify_key) "
+        "cee21bdaa4cc4d64a13b77459e5816ae5d4143290aeb5512a3901dbb4da11d73"),
         "  guild 222222222222222222 (3 members, 2 channels)",
         ("  user 333333333333333333: bearer token emulator-user-token (scopes: "
          "applications.commands.permissions.update; manages guilds: 222222222222222222)"),
