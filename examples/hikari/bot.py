@@ -37,6 +37,9 @@ async def on_command(interaction: hikari.CommandInteraction) -> AsyncIterator[An
         user = options["user"].value
         reason = options["reason"].value if "reason" in options else "no reason"
         yield interaction.build_response().set_content(f"Banned <@{user}> ({reason}).")
+    else:
+        yield interaction.build_response().set_content(
+            f"No handler for /{interaction.command_name} yet.")
 
 
 def focused(options: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import shlex
 import socket
 import sys
 import threading
@@ -25,7 +26,7 @@ from cmdsync.emulator.seed import ADMIN_ROLE_ID, BOT_TOKEN, MEMBER_ID, USER_TOKE
 from cmdsync.emulator.server import BackgroundServer
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, GUILD, USER_ID, http_client
-from tests.support.paths import EXAMPLES
+from tests.support.paths import EXAMPLES, ROOT
 
 if sys.version_info < (3, 11):
     pytest.skip("hikari needs Python 3.11 or newer", allow_module_level=True)
@@ -198,6 +199,25 @@ def test_an_everyone_overwrite_refuses_a_member_and_allows_an_administrator(
             api.put(path, json={"permissions": []})
 
 
+def test_an_outdated_global_command_is_repaired(cli: Any, world: dict[str, str]) -> None:
+    bot = {"Authorization": f"Bot {BOT_TOKEN}"}
+    commands = f"{world['api_url']}/applications/{APP}/commands"
+    body = {"name": "hello", "description": "Say hello", "contexts": [0, 1]}
+    assert httpx.put(commands, json=[body], headers=bot).status_code == 200
+    try:
+        code, out, _ = cli("/hello")  # in a DM with the bot
+        assert code == 0 and out.endswith("Reply:\n  No handler for /hello yet.\n")
+        changed = {**body, "description": "Say hello again"}
+        assert httpx.put(commands, json=[changed], headers=bot).status_code == 200
+        code, out, err = cli("/hello")
+        assert (code, out) == (1, "")
+        assert err == ("This command is outdated, please try again in a few minutes (the "
+                       "client has the new version now: run the same invoke again)\n")
+        assert cli("/hello")[0] == 0
+    finally:
+        httpx.put(commands, json=[], headers=bot)
+
+
 def test_verification_refuses_a_bot_that_skips_signature_checks(cli: Any) -> None:
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
@@ -233,3 +253,33 @@ def test_invoke_needs_the_emulator(cli: Any, monkeypatch: pytest.MonkeyPatch,
     assert code == 2 and "invoke runs commands against the cmdsync emulator only" in err
     code, _, err = run(capsys, "invoke", "/ping", "--user-command", "Profile")
     assert code == 2 and "give one of: a command line" in err
+
+
+def readme_invocations() -> list[tuple[list[str], str]]:
+    """The ``$ cmdsync invoke`` lines of README's "Test your bot locally" and what
+    each prints."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Test your bot locally", 1)[1].split("\n## ", 1)[0]
+    examples: list[tuple[list[str], str]] = []
+    for block in section.split("```console\n")[1:]:
+        lines = block.split("```", 1)[0].splitlines()
+        for index, line in enumerate(lines):
+            if line.startswith("$ cmdsync invoke "):
+                output = []
+                for follower in lines[index + 1:]:
+                    if follower.startswith("$ "):
+                        break
+                    output.append(follower + "\n")
+                examples.append((shlex.split(line[len("$ cmdsync invoke "):]),
+                                 "".join(output)))
+    return examples
+
+
+def test_the_readme_examples_print_what_it_shows(cli: Any, world: dict[str, str]) -> None:
+    examples = readme_invocations()
+    assert len(examples) == 5
+    for args, shown in examples:
+        args = [world["endpoint"] if a == "http://127.0.0.1:8000/" else a for a in args]
+        code, out, err = cli(*args)
+        assert out + err == shown, args
+        assert code == (1 if shown.startswith("Refused") else 0)

@@ -274,6 +274,38 @@ def test_read_repair_answers_an_outdated_command(
     assert invoke(admin, "/hello", guild_id=None).json()["failure"] is None
 
 
+def test_fixtures_added_through_the_admin_api(
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    _, admin, endpoint = ready
+    added = admin.post("/seed", headers={"Content-Type": "application/yaml"}, content=f"""
+applications: [{{id: "{APP}", bot_token: emulator-bot-token, client_secret: emulator-secret}}]
+users: [{{id: "900000000000000001", username: carol, global_name: Carol}}]
+guilds:
+  - id: "{GUILD}"
+    owner_id: "333333333333333333"
+    preferred_locale: de
+    roles: [{{id: "900000000000000002", name: Helpers, permissions: [manage_messages]}}]
+    members: [{{user_id: "900000000000000001", roles: ["900000000000000002"], nick: C}}]
+    channels: [{{id: "900000000000000003", name: helpers}}]
+""")
+    assert added.status_code == 204, added.text
+    result = invoke(admin, user_id="900000000000000001", channel_id="900000000000000003",
+                    locale="de").json()
+    payload = endpoint.requests[-1]
+    assert result["interaction"] == payload
+    assert payload["member"]["nick"] == "C" and payload["member"]["roles"] == [
+        "900000000000000002"]
+    assert payload["member"]["user"]["global_name"] == "Carol"
+    assert int(payload["member"]["permissions"]) & (1 << 13)  # MANAGE_MESSAGES
+    assert (payload["locale"], payload["guild_locale"]) == ("de", "de")
+    assert payload["channel"]["name"] == "helpers"
+    bad = admin.post("/seed", json={"applications": [{"id": APP, "bot_token": "b",
+                                                      "client_secret": "s"}],
+                                    "guilds": [{"id": GUILD, "roles": [
+                                        {"id": "1", "permissions": ["fly"]}]}]})
+    assert bad.status_code == 400 and "unknown permission 'fly'" in bad.json()["message"]
+
+
 def test_no_endpoint_and_bad_invocations_are_refused(
         served: tuple[Emulator, httpx.Client, httpx.Client]) -> None:
     _, api, admin = served

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+from dataclasses import replace
 from typing import Any
 
 import yaml
@@ -180,15 +181,18 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
     An EMBEDDED application gets its global entry point if it has none.
     ``keep_applications`` keeps the settings of applications ``store``
     already has (a state file reopened: what ``PATCH /applications/@me``
-    changed stays); otherwise the seed's replace them.
+    changed stays); otherwise the seed's replace them, but for the
+    interactions endpoint URL, which a seed does not set.
     """
     for item in seed.get("applications") or []:
         app = _application(item, "seed")
-        existing = store.application(app.id) if keep_applications else None
-        if existing is None:
-            store.add_application(app)
-        else:
+        existing = store.application(app.id)
+        if existing is not None and keep_applications:
             app = existing
+        else:  # a seed does not set the interactions endpoint: an existing one stays
+            app = replace(app, interactions_endpoint_url=existing.interactions_endpoint_url
+                          if existing else None)
+            store.add_application(app)
         store.add_token(Token(str(item["bot_token"]), "bot", app.id, None, frozenset(),
                               None, frozenset()))
         if app.flags & APPLICATION_FLAG_EMBEDDED and item.get("entry_point", True):
