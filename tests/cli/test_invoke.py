@@ -121,6 +121,7 @@ def applied(world: dict[str, str]) -> None:
     with pytest.MonkeyPatch.context() as patch:
         clean_environment(patch)
         patch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
+        patch.setenv("DISCORD_APPLICATION_ID", APP)
         with pytest.raises(SystemExit) as exited:
             from cmdsync.cli import main
 
