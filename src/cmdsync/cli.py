@@ -465,8 +465,8 @@ def invoke(
         "--target", help="The user or message a context-menu command runs on.",
         metavar="ID", show_default=False)] = None,
     autocomplete: Annotated[bool, typer.Option(
-        "--autocomplete", help="Send an autocomplete interaction: the last option in LINE "
-        "is the one being typed (focused).")] = False,
+        "--autocomplete", help="Send an autocomplete interaction: the last option of the "
+        "command line is the one being typed (focused).")] = False,
     guild: Annotated[str | None, typer.Option(
         "--guild", help="Run it in this guild (default: in a DM with the bot).",
         metavar="ID", show_default=False)] = None,
@@ -477,7 +477,8 @@ def invoke(
         "--user", help="As this user (default: the guild's owner).", metavar="ID",
         show_default=False)] = None,
     locale: Annotated[str, typer.Option(
-        "--locale", help="The user's client locale (the interaction's locale).")] = "en-US",
+        "--locale", help="The user's client locale (the interaction's locale).",
+        metavar="TAG")] = "en-US",
     context: Annotated[ContextChoice | None, typer.Option(
         "--context", help="guild, bot_dm or private_channel (default: guild with --guild, "
         "else bot_dm).", show_default=False)] = None,
@@ -494,15 +495,20 @@ def invoke(
         "--format", "-f", help="text, or json (the whole exchange).")] = PlanFormat.text,
     api_url: Annotated[str | None, typer.Option(
         "--api-url", help="The emulator's API URL, e.g. http://127.0.0.1:8787/api/v10 "
-        "(default: CMDSYNC_API_URL).", show_default=False)] = None,
+        "(default: CMDSYNC_API_URL).", metavar="URL", show_default=False)] = None,
     local: LocalOption = False,
     application_id: Annotated[str | None, typer.Option(
         "--application-id", help="The application to run it for (default: "
-        "DISCORD_APPLICATION_ID, else the emulator's only one).", show_default=False)] = None,
+        "DISCORD_APPLICATION_ID, else the emulator's only one).", metavar="ID",
+        show_default=False)] = None,
     token_file: TokenFileOption = None,
 ) -> int:
     """Run a command against the emulator as a user in Discord would: the emulator
-    checks it, signs the interaction and POSTs it to your bot; shows the response."""
+    checks it, signs the interaction and POSTs it to your bot; shows the response.
+
+    Exit codes: 0 the bot answered; 1 refused (the reason is printed), outdated, or the
+    interaction failed; 2 usage errors; 130 interrupted while waiting.
+    """
     from cmdsync.errors import UsageError
     from cmdsync.render import invoke as render
     from cmdsync.runners.invoke import Request
@@ -518,6 +524,9 @@ def invoke(
     if target and line:
         raise UsageError("--target is for --user-command and --message-command")
     kind = "user" if user_command else "message" if message_command else "chat_input"
+    if local and wait:
+        console.warn("with --local the emulator runs inside this command: your bot cannot "
+                     "reach it for follow-ups (run `cmdsync emulator` and --api-url)")
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=None, bearer_token_file=None)
     result = run_invoke(connection, Request(
@@ -532,6 +541,9 @@ def invoke(
         console.err(render.to_text(result))
     else:
         console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
+    if result.interrupted:
+        console.err("\nInterrupted while waiting for follow-ups.\n")
+        return EXIT_INTERRUPTED
     return EXIT_OK if result.ok else EXIT_FAILURE
 
 

@@ -136,6 +136,16 @@ async def test_autocomplete_focuses_the_last_option(instance: Emulator,
     ("/shop buy item:plum", "option item must be one of: Apple, Pear"),
     ("/shop buy item:apple amount:11", "option amount must be between 1 and 10, not 11"),
     ("/shop buy item:apple amount:x", "option amount: 'x' is not an integer"),
+    ("/shop buy item:apple amount:1_0", "option amount: '1_0' is not an integer"),
+    ("/shop buy item:apple amount:\u0663", "is not an integer"),  # an Arabic-Indic digit
+    ("/shop buy item:apple ratio:nan", "option ratio: 'nan' is not a number"),
+    ("/shop buy item:apple ratio:inf", "option ratio: 'inf' is not a number"),
+    ("/shop buy item:apple ratio:1e309", "option ratio: '1e309' is not a number"),
+    ("/shop buy item:apple ratio:1e300", "is not a number between -9007199254740992 and"),
+    ("/shop buy item:", "option item has no value"),
+    ('/shop buy item:"" note:ab', "option item has no value"),
+    ("/shop buy item:apple search:" + "x" * 6001,
+     "option search must be 1 to 6000 characters long, not 6001"),
     ("/shop buy item:apple note:x", "option note must be 2 to 5 characters long"),
     ("/shop buy item:apple maybe:yes", "option maybe: write true or false, not 'yes'"),
     (f"/shop buy item:apple where:{VOICE_ID}",
@@ -145,12 +155,25 @@ async def test_autocomplete_focuses_the_last_option(instance: Emulator,
     ("/shop buy item:apple item:pear", "option item is given twice"),
     ("/shop buy item:apple stray", "'stray' after the options"),
     ('/shop buy item:"apple', "cannot read the command line: No closing quotation"),
+    ("/shop buy item:it's", "put a value holding ' in double quotes"),
     ("shop", "a command line starts with /NAME"),
 ])
 async def test_the_options_are_checked_as_the_client_does(
         instance: Emulator, api: httpx.AsyncClient, line: str, reason: str) -> None:
     await put(api, GUILD_COMMANDS, [SHOP])
     assert reason in refused(instance, line)
+
+
+async def test_a_missing_command_gets_a_hint(instance: Emulator,
+                                             api: httpx.AsyncClient) -> None:
+    await put(api, GUILD_COMMANDS, [chat("ping"), {"type": 3, "name": "Quote"}])
+    assert "no CHAT_INPUT command named 'pnig' in guild 2" in refused(instance, "/pnig")
+    assert "did you mean 'ping'?" in refused(instance, "/pnig")
+    assert "it is a command of guild 222222222222222222: add --guild 2" in refused(
+        instance, "/ping", guild_id=None)
+    assert "'Quote' is a MESSAGE command: run it with --message-command NAME" in refused(
+        instance, kind="user", name="Quote", target_id=MEMBER_ID)
+    assert "unknown locale 'xx-YY'" in refused(instance, "/ping", locale="xx-YY")
 
 
 async def test_where_a_command_shows(instance: Emulator, api: httpx.AsyncClient) -> None:
@@ -190,6 +213,9 @@ async def test_context_menu_commands_take_their_target(instance: Emulator,
     assert user["data"]["resolved"]["members"][MEMBER_ID]["roles"] == []
     message = run(instance, kind="message", name="Report", target_id=MESSAGE_ID).payload
     assert message["data"]["resolved"]["messages"][MESSAGE_ID]["content"] == "hello"
+    assert message["channel_id"] == CHANNEL_ID  # run from the message, in its channel
+    assert f"message {MESSAGE_ID} is in channel {CHANNEL_ID}, not {VOICE_ID}" in refused(
+        instance, kind="message", name="Report", target_id=MESSAGE_ID, channel_id=VOICE_ID)
     assert "needs a target" in refused(instance, kind="message", name="Report")
     assert "no message 5 in this guild" in refused(instance, kind="message", name="Report",
                                                    target_id="5")

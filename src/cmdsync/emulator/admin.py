@@ -5,7 +5,10 @@ No authentication; faults and rate limits never apply here.
 - ``POST /_emulator/reset``: forget every command, overwrite, token and count,
   clear the request log, and apply the seed again; a non-empty body (a seed in
   YAML or JSON, see :mod:`cmdsync.emulator.seed`) replaces the seed first.
-- ``POST /_emulator/seed``: add a seed's applications, guilds and users.
+- ``POST /_emulator/seed``: add a seed's applications, guilds (with their
+  fixtures) and users; it may leave applications out and name users,
+  roles and channels the emulator has already; applications already there
+  keep their settings.
 - ``GET /_emulator/log``: ``{"requests": [{"method", "path", "route",
   "status", "time", "creates", "kind"}], "counts": {"requests", "reads",
   "writes", "tokens", "creates", "rate_limited", "errors"}, "faults":
@@ -117,7 +120,7 @@ async def seed(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
     try:
         emulator.add_seed(parse_seed(request.state.body.decode("utf-8", "replace"),
-                                     "request body"))
+                                     "request body", complete=False))
     except UsageError as exc:
         return _bad(str(exc))
     return Response(status_code=204)

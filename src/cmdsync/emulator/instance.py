@@ -102,9 +102,10 @@ class Emulator:
         self.log.clear()
 
     def add_seed(self, seed: dict[str, Any]) -> None:
-        """Add a seed's applications, guilds and users to the current state."""
-        check_seed(seed)
-        apply_seed(self.store, seed, now=self.clock())
+        """Add a seed's applications, guilds (with their fixtures) and users to the
+        current state; applications already there keep their settings."""
+        check_seed(seed, complete=False)
+        apply_seed(self.store, seed, now=self.clock(), keep_applications=True)
 
 
 def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,

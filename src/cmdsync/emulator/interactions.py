@@ -162,9 +162,13 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
                                         "Only dictionaries may be used in a ModelType")
     kind = body.get("type")
     allowed = RESPONSE_TYPES[payload["type"]]
+    if kind is None:
+        raise error_replies.field_error(("type",), "BASE_TYPE_REQUIRED",
+                                        "This field is required")
     if kind not in allowed:
-        raise error_replies.field_error(("type",), "BASE_TYPE_CHOICES",
-                                        f"Value must be one of {set(allowed)}.")
+        raise error_replies.field_error(
+            ("type",), "BASE_TYPE_CHOICES",
+            f"Value must be one of ({', '.join(map(str, sorted(allowed)))}).")
     given = body.get("data")
     data: dict[str, Any] = given if isinstance(given, dict) else {}
     if kind == MESSAGE:

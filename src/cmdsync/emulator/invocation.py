@@ -45,12 +45,14 @@ The checks, in order:
 
 from __future__ import annotations
 
+import difflib
+import math
 import re
 import secrets
 import shlex
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cmdsync.emulator import profiles
@@ -59,6 +61,8 @@ from cmdsync.emulator.database import Application, Store, StoredCommand
 from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import (
     ALL_PERMISSION_BITS,
+    LOCALES,
+    MAX_NUMBER,
     ChannelType,
     CommandType,
     IntegrationType,
@@ -76,7 +80,10 @@ _CONTEXT_NAMES = {"guild": InteractionContext.GUILD, "bot_dm": InteractionContex
                   "private_channel": InteractionContext.PRIVATE_CHANNEL}
 _KINDS = {"chat_input": CommandType.CHAT_INPUT, "user": CommandType.USER,
           "message": CommandType.MESSAGE}
-_MENTION = re.compile(r"^<(@!?|@&|#)(\d{1,20})>$")
+_MENTION = re.compile(r"^<(@!?|@&|#)([0-9]{1,20})>$")
+_INTEGER = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+MAX_STRING = 6000  # characters in a string option's value
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
 
 
@@ -155,7 +162,8 @@ def parse_line(line: str) -> Line:
     try:
         words = shlex.split(line)
     except ValueError as exc:
-        raise Refused(f"cannot read the command line: {exc} (close the quote)") from exc
+        raise Refused(f"cannot read the command line: {exc}: close the quote, and put a "
+                      "value holding ' in double quotes (reason:\"it's spam\")") from exc
     if not words or not words[0].startswith("/") or len(words[0]) < 2:
         raise Refused("a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
     path: list[str] = []
@@ -210,6 +218,14 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
     app = store.application(invocation.application_id)
     if app is None:
         raise Refused(f"no application {invocation.application_id} in the emulator")
+    if invocation.locale not in LOCALES:
+        raise Refused(f"unknown locale {invocation.locale!r}: use one of Discord's "
+                      "(en-US, fr, pt-BR, ...)")
+    if invocation.kind == "message" and invocation.guild_id and not invocation.channel_id:
+        message = store.fixture("message", invocation.guild_id,
+                                _snowflake(invocation.target_id or ""))
+        if message is not None:  # run from the message: in its channel
+            invocation = replace(invocation, channel_id=message["channel_id"])
     where = _where(store, invocation)
     command = _find_command(store, db, app, invocation, where)
     body = render_command(command, app)
@@ -328,9 +344,32 @@ def _find_command(store: Store, db: sqlite3.Connection, app: Application,
             localized = (command.body.get("name_localizations") or {}).get(invocation.locale)
             if name in (command.name, localized):
                 return command
-    place = f"guild {where.guild['id']} or globally" if where.guild else "globally"
+    place = f"in guild {where.guild['id']} or globally" if where.guild else "globally"
     raise Refused(f"application {app.id} has no {kind.name} command named {name!r} "
-                  f"{place}: apply your manifest first (cmdsync apply)")
+                  f"{place}: {_hint(store, db, app, kind, name, scopes)}")
+
+
+def _hint(store: Store, db: sqlite3.Connection, app: Application, kind: CommandType,
+          name: str, scopes: list[str]) -> str:
+    """Why a command is not found, and what to do: another type, another guild, a typo."""
+    here = [c for scope in scopes for c in store.commands(db, app.id, scope)]
+    same_name = [c for c in here if c.name == name]
+    if same_name:
+        other = CommandType(same_name[0].type)
+        flag = {CommandType.USER: "--user-command NAME", CommandType.MESSAGE:
+                "--message-command NAME", CommandType.CHAT_INPUT: "'/NAME ...'"}.get(
+                    other, other.name)
+        return f"{name!r} is a {other.name} command: run it with {flag}"
+    elsewhere = db.execute("SELECT guild_id FROM commands WHERE application_id = ? AND "
+                           "name = ? AND type = ? AND guild_id != '' ORDER BY guild_id",
+                           (app.id, name, int(kind))).fetchone()
+    if elsewhere is not None and elsewhere["guild_id"] not in scopes:
+        return f"it is a command of guild {elsewhere['guild_id']}: add --guild " \
+               f"{elsewhere['guild_id']}"
+    close = difflib.get_close_matches(name, [c.name for c in here if c.type == kind], n=1)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return "apply your manifest first (cmdsync apply)"
 
 
 def _installations(store: Store, app: Application, body: Mapping[str, Any], where: _Where,
@@ -509,20 +548,23 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
             except ValueError:
                 pass  # what is typed so far: Discord sends it as text
         return out
+    if raw == "":
+        raise Refused(f"option {name} has no value: write {name}:VALUE (the client sends no "
+                      "empty option)")
     if kind == OptionType.STRING:
         value: Any = _choice(option, raw, raw)
-        low, high = option.get("min_length"), option.get("max_length")
-        if (low is not None and len(value) < low) or (high is not None and len(value) > high):
-            raise Refused(f"option {name} must be {low or 0} to {high or 6000} characters long")
+        low, high = option.get("min_length"), option.get("max_length", MAX_STRING)
+        if (low is not None and len(value) < low) or len(value) > high:
+            raise Refused(f"option {name} must be {low or 1} to {high} characters long, not "
+                          f"{len(value)}")
     elif kind in (OptionType.INTEGER, OptionType.NUMBER):
         number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
-        try:
-            value = int(raw) if kind == OptionType.INTEGER else float(raw)
-        except ValueError:
-            choice = _choice(option, raw, None)
-            if choice is None:
-                raise Refused(f"option {name}: {raw!r} is not {number_kind}") from None
-            value = choice
+        value = _number(raw, integer=kind == OptionType.INTEGER)
+        if value is None:
+            value = _choice(option, raw, None)
+            if value is None:
+                raise Refused(f"option {name}: {raw!r} is not {number_kind} between "
+                              f"-{MAX_NUMBER} and {MAX_NUMBER}")
         value = _choice(option, raw, value)
         if kind == OptionType.NUMBER and float(value).is_integer() and "." not in raw:
             value = int(value)
@@ -540,6 +582,17 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
         value = _mention(store, kind, name, raw, option, where, resolved)
     out["value"] = value
     return out
+
+
+def _number(raw: str, *, integer: bool) -> int | float | None:
+    """``raw`` as the client reads a number: ASCII digits, finite, within 2^53; else None."""
+    pattern = _INTEGER if integer else _DECIMAL
+    if not pattern.fullmatch(raw):
+        return None
+    value = int(raw) if integer else float(raw)
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        return None
+    return value
 
 
 def _choice(option: Mapping[str, Any], raw: str, value: Any) -> Any:
@@ -593,11 +646,14 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
     raise Refused(f"option {name}: no {what} {snowflake} in the emulator")
 
 
+def _snowflake(text: str) -> str:
+    match = _MENTION.match(text)
+    return match.group(2) if match else text
+
+
 def _target(store: Store, command: StoredCommand, invocation: Invocation, where: _Where,
             resolved: dict[str, dict[str, Any]]) -> str:
-    target = invocation.target_id or ""
-    match = _MENTION.match(target)
-    target = match.group(2) if match else target
+    target = _snowflake(invocation.target_id or "")
     if not target.isdigit():
         raise Refused(f"a {CommandType(command.type).name.lower()} command needs a target: "
                       "give --target ID")
@@ -612,6 +668,9 @@ def _target(store: Store, command: StoredCommand, invocation: Invocation, where:
     if message is None:
         raise Refused(f"no message {target} in this guild: add it to the guild's messages "
                       "in the seed")
+    if message["channel_id"] != where.channel["id"]:
+        raise Refused(f"message {target} is in channel {message['channel_id']}, not "
+                      f"{where.channel['id']}: leave --channel out")
     author = store.fixture("user", "", message["author_id"]) or {"id": message["author_id"]}
     resolved.setdefault("messages", {})[target] = fixture_message(
         message, _user(author), guild_id)

@@ -125,13 +125,13 @@ def default_seed() -> dict[str, Any]:
     return copy.deepcopy(DEFAULT_SEED)
 
 
-def parse_seed(text: str, source: str = "seed") -> dict[str, Any]:
-    """A seed from YAML (or JSON) text, checked; see the module docstring."""
+def parse_seed(text: str, source: str = "seed", *, complete: bool = True) -> dict[str, Any]:
+    """A seed from YAML (or JSON) text, checked (see :func:`check_seed`)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise UsageError(f"{source} is not valid YAML: {exc}") from exc
-    check_seed(data, source)
+    check_seed(data, source, complete=complete)
     assert isinstance(data, dict)
     return data
 
@@ -146,8 +146,13 @@ def load_seed(path: str) -> dict[str, Any]:
     return parse_seed(text, f"seed file {path}")
 
 
-def check_seed(data: Any, source: str = "seed") -> None:
-    """Raise :class:`UsageError` for the first problem in a seed."""
+def check_seed(data: Any, source: str = "seed", *, complete: bool = True) -> None:
+    """Raise :class:`UsageError` for the first problem in a seed.
+
+    A ``complete`` seed (a seed file, a reset) holds an application and
+    every user, role and channel its fixtures name; a seed added to a
+    running emulator (``POST /_emulator/seed``) may name what is there already.
+    """
     if not isinstance(data, dict):
         raise UsageError(f"{source} must be a mapping with applications, guilds and users")
     required = {"applications": ("id", "bot_token", "client_secret"), "guilds": ("id",),
@@ -170,8 +175,40 @@ def check_seed(data: Any, source: str = "seed") -> None:
             if section == "users" and item.get("bearer_token") not in (None, "") \
                     and item.get("application_id") in (None, ""):
                 raise UsageError(f"{where}: 'application_id' is required with a bearer_token")
-    if not data.get("applications"):
+    if complete and not data.get("applications"):
         raise UsageError(f"{source}: at least one application is required")
+    if complete:
+        _check_references(data, source)
+
+
+def _check_references(data: dict[str, Any], source: str) -> None:
+    """Every user, role and channel a guild's fixtures name is declared in the seed."""
+    people = {str(u["id"]) for u in data.get("users") or []}
+    bots = {str(a["id"]) for a in data.get("applications") or []}
+    for index, guild in enumerate(data.get("guilds") or []):
+        where = f"{source}: guilds[{index}]"
+        roles = {str(r["id"]) for r in guild.get("roles") or []} | {str(guild["id"])}
+        channels = {str(c["id"]) for c in guild.get("channels") or []}
+        owner = guild.get("owner_id")
+        if owner is not None and str(owner) not in people:
+            raise UsageError(f"{where}: owner_id {owner} is not one of the seed's users: "
+                             "add it to users")
+        for number, member in enumerate(guild.get("members") or []):
+            place = f"{where}.members[{number}]"
+            if str(member["user_id"]) not in people | bots:
+                raise UsageError(f"{place}: user {member['user_id']} is not one of the seed's "
+                                 "users (or an application's bot): add it to users")
+            unknown = [r for r in member.get("roles") or [] if str(r) not in roles]
+            if unknown:
+                raise UsageError(f"{place}: role {unknown[0]} is not one of the guild's roles")
+        for number, message in enumerate(guild.get("messages") or []):
+            place = f"{where}.messages[{number}]"
+            if str(message["channel_id"]) not in channels:
+                raise UsageError(f"{place}: channel {message['channel_id']} is not one of the "
+                                 "guild's channels")
+            if str(message["author_id"]) not in people | bots:
+                raise UsageError(f"{place}: author {message['author_id']} is not one of the "
+                                 "seed's users")
 
 
 def apply_seed(store: Store, seed: dict[str, Any], *, now: float,

@@ -24,6 +24,7 @@ from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.seed import load_seed
 from cmdsync.emulator.signing import verify_key
 from cmdsync.emulator.throttle import RateLimitConfig
+from cmdsync.errors import UsageError
 
 
 def build(*, state: str | None, seed: str | None, global_limit: int) -> Emulator:
@@ -46,8 +47,8 @@ def banner(emulator: Emulator, base_url: str) -> str:
         if stored is not None:
             lines.append(f"    public key (verify_key) {verify_key(stored)}")
     for guild in emulator.seed.get("guilds") or []:
-        counts = [f"{len(guild[key])} {key}" for key in ("members", "channels")
-                  if guild.get(key)]
+        counts = [f"{len(guild[key])} {key if len(guild[key]) != 1 else key[:-1]}"
+                  for key in ("members", "channels") if guild.get(key)]
         lines.append(f"  guild {guild['id']}" + (f" ({', '.join(counts)})" if counts else ""))
     for user in emulator.seed.get("users") or []:
         if not user.get("bearer_token"):
@@ -74,11 +75,23 @@ class _AnnouncingServer(uvicorn.Server):
 
 def serve(emulator: Emulator, *, host: str, port: int,
           on_start: Callable[[str], None]) -> None:
-    """Serve until interrupted; ``on_start(base_url)`` runs once listening (port 0 works)."""
+    """Serve until interrupted; ``on_start(base_url)`` runs once listening (port 0 works).
+
+    Raises :class:`~cmdsync.errors.UsageError` when the address cannot be
+    bound (the port is taken, say).
+    """
     quiet_uvicorn_drops()
-    config = uvicorn.Config(create_app(emulator), host=host, port=port, log_level="warning",
-                            lifespan="off")
-    _AnnouncingServer(config, on_start).run()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
+                         "another --port (0 picks a free one)") from exc
+    config = uvicorn.Config(create_app(emulator), log_level="warning", lifespan="off")
+    _AnnouncingServer(config, on_start).run(sockets=[listener])
 
 
 class BackgroundServer:

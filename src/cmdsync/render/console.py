@@ -38,17 +38,29 @@ def rich_console(stream: IO[str] | None = None) -> Any:
 
 def out(text: str) -> None:
     """Write ``text`` to standard output, secrets redacted (no newline added)."""
-    sys.stdout.write(redact(text))
+    write(sys.stdout, text)
 
 
 def err(text: str) -> None:
     """Write ``text`` to standard error, secrets redacted (no newline added)."""
-    sys.stderr.write(redact(text))
+    write(sys.stderr, text)
 
 
 def write(stream: IO[str], text: str) -> None:
-    """Write ``text`` to ``stream`` (a prompt's), secrets redacted."""
-    stream.write(redact(text))
+    """Write ``text`` to ``stream`` (a prompt's), secrets redacted; characters the
+    stream's encoding lacks (an ASCII terminal, ``LC_ALL=C``) as ``\\u`` escapes."""
+    stream.write(_encodable(stream, redact(text)))
+
+
+def _encodable(stream: IO[str], text: str) -> str:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: leave it to the stream
+        pass
+    return text
 
 
 def rich(renderable: Any, stream: IO[str] | None = None) -> None:
@@ -60,7 +72,7 @@ def rich(renderable: Any, stream: IO[str] | None = None) -> None:
     console = rich_console(stream)
     with console.capture() as captured:
         console.print(renderable, end="")
-    (stream or sys.stdout).write(redact(captured.get()))
+    write(stream or sys.stdout, captured.get())
 
 
 def warn(message: str) -> None:

@@ -2,8 +2,8 @@
 
 :func:`to_text` gives plain lines (for pipes and tests), :func:`to_rich` the
 same with colour, :func:`to_json` the whole exchange as one JSON document
-``{"application_id", "ok", "refused", "outdated", "interaction", "response",
-"failure", "messages"}``. Response types are Discord's interaction callback
+``{"application_id", "ok", "refused", "outdated", "interrupted", "interaction",
+"response", "failure", "messages"}``. Response types are Discord's interaction callback
 types ("Interactions > Receiving and Responding").
 """
 
@@ -24,6 +24,7 @@ LOADING, EPHEMERAL = 1 << 7, 1 << 6
 def to_json(result: Invoked) -> str:
     document = {"application_id": result.application_id, "ok": result.ok,
                 "refused": result.refused, "outdated": result.outdated,
+                "interrupted": result.interrupted,
                 "interaction": result.exchange.get("interaction"),
                 "response": result.exchange.get("response"),
                 "failure": result.exchange.get("failure"),
@@ -98,7 +99,8 @@ def _options(options: list[dict[str, Any]]) -> list[str]:
         else:
             value = option.get("value")
             shown = value if isinstance(value, str) and " " not in value else json.dumps(value)
-            words.append(f"{option['name']}:{shown}" + ("▏" if option.get("focused") else ""))
+            words.append(f"{option['name']}:{shown}" + (" (focused)" if option.get("focused")
+                                                          else ""))
     return words
 
 

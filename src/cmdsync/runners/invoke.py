@@ -18,6 +18,7 @@ the admin API) it raises :class:`~cmdsync.errors.UsageError`.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -35,6 +36,7 @@ from cmdsync.runners import aio
 from cmdsync.runners.session import LOCAL_STATE, Connection, local_seed
 
 POLL_INTERVAL = 0.2  # seconds between polls while waiting for follow-ups
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token works (Discord's 15 minutes)
 OUTDATED = "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION"
 
 
@@ -70,6 +72,7 @@ class Invoked:
     refused: str | None = None
     outdated: str | None = None
     exchange: dict[str, Any] = field(default_factory=dict)
+    interrupted: bool = False  # Ctrl-C while waiting for follow-ups
 
     @property
     def ok(self) -> bool:
@@ -84,12 +87,7 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
     pace the wait for follow-ups. Raises :class:`UsageError` (not an emulator, a
     bad id) and :class:`CmdsyncError` (the emulator cannot be reached)."""
     env = os.environ if env is None else env
-    for label, value in (("--guild", request.guild), ("--channel", request.channel),
-                         ("--user", request.user), ("--application-id", application_id)):
-        if value is not None and not value.isdigit():
-            raise UsageError(f"{label} {value!r} is not an id (a snowflake)")
-    if request.wait < 0 or request.follow_ups < 0:
-        raise UsageError("--wait takes seconds and --follow-ups a count, 0 or more")
+    check_request(request, application_id)
 
     async def run() -> Invoked:
         async with _emulator(connection, env, cwd or os.getcwd()) as (client, bot_token):
@@ -99,13 +97,45 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
             result = await _post(client, app_id, request)
             if result.exchange and request.wait:
                 deadline = clock() + request.wait
-                while clock() < deadline and not _arrived(result, request.follow_ups):
-                    await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
-                    result.exchange = {**result.exchange, **await _poll(
-                        client, result.exchange["interaction"]["id"])}
+                try:
+                    while clock() < deadline and not _arrived(result, request.follow_ups):
+                        await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
+                        result.exchange = {**result.exchange, **await _poll(
+                            client, result.exchange["interaction"]["id"])}
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    result.interrupted = True  # show what arrived so far
             return result
 
     return aio.run(run())
+
+
+def check_request(request: Request, application_id: str | None) -> None:
+    """Refuse, as usage errors, what is wrong with the request itself (before any I/O)."""
+    from cmdsync.emulator.invocation import Refused, parse_line
+
+    for label, value in (("--guild", request.guild), ("--channel", request.channel),
+                         ("--user", request.user), ("--application-id", application_id)):
+        if value is not None and not (value.isascii() and value.isdigit()):
+            raise UsageError(f"{label} {value!r} is not an id (a snowflake)")
+    if request.line is not None:
+        try:
+            parse_line(request.line)
+        except Refused as exc:
+            raise UsageError(str(exc)) from None
+    if request.autocomplete and request.kind != "chat_input":
+        raise UsageError("--autocomplete is for a command line's options, not a "
+                         f"{request.kind} command")
+    if request.context == "guild" and not request.guild:
+        raise UsageError("--context guild needs --guild ID")
+    if request.context not in (None, "guild") and request.guild:
+        raise UsageError(f"--guild contradicts --context {request.context}: leave one out")
+    if request.channel and not request.guild:
+        raise UsageError("--channel is a guild's channel: give --guild ID too")
+    if not (math.isfinite(request.wait) and 0 <= request.wait <= TOKEN_LIFETIME):
+        raise UsageError(f"--wait takes seconds from 0 to {TOKEN_LIFETIME:g} (the "
+                         "interaction token's lifetime)")
+    if request.follow_ups < 0 or (request.follow_ups and not request.wait):
+        raise UsageError("--follow-ups N ends a --wait early: give --wait SECONDS too")
 
 
 @asynccontextmanager
@@ -185,6 +215,9 @@ async def _set_endpoint(client: httpx.AsyncClient, bot_token: str, url: str) -> 
                            headers={"Authorization": f"Bot {bot_token}"})
     if response.status_code == 200:
         return
+    if response.status_code == 401:
+        raise CmdsyncError("the emulator refused the bot token (401): set DISCORD_BOT_TOKEN "
+                           "(or --token-file) to the token `cmdsync emulator` printed")
     body = _json(response)
     leaf = (((body.get("errors") or {}).get("interactions_endpoint_url") or {})
             .get("_errors") or [{}])[0].get("message")
