@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -158,16 +159,7 @@ def check_seed(data: Any, source: str = "seed", *, complete: bool = True) -> Non
     required = {"applications": ("id", "bot_token", "client_secret"), "guilds": ("id",),
                 "users": ("id",)}
     for section, keys in required.items():
-        items = data.get(section) or []
-        if not isinstance(items, list):
-            raise UsageError(f"{source}: {section} must be a list")
-        for index, item in enumerate(items):
-            where = f"{source}: {section}[{index}]"
-            if not isinstance(item, dict):
-                raise UsageError(f"{where} must be a mapping")
-            for key in keys:
-                if item.get(key) in (None, ""):
-                    raise UsageError(f"{where}: {key!r} is required")
+        for where, item in _records(data, section, keys, f"{source}: "):
             if section == "applications":
                 _application(item, where)
             if section == "guilds":
@@ -303,22 +295,30 @@ def permission_bits(value: Any, where: str) -> int:
                      "of permission names")
 
 
+def _records(container: dict[str, Any], section: str, keys: tuple[str, ...], prefix: str
+             ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(place, item)`` for each item of ``container[section]``, a list of mappings
+    holding ``keys``; :class:`UsageError` naming the place otherwise."""
+    items = container.get(section) or []
+    if not isinstance(items, list):
+        raise UsageError(f"{prefix}{section} must be a list")
+    for index, item in enumerate(items):
+        place = f"{prefix}{section}[{index}]"
+        if not isinstance(item, dict):
+            raise UsageError(f"{place} must be a mapping")
+        for key in keys:
+            if item.get(key) in (None, ""):
+                raise UsageError(f"{place}: {key!r} is required")
+        yield place, item
+
+
 def _check_guild(guild: dict[str, Any], where: str) -> None:
     if not isinstance(guild.get("applications", []), list):
         raise UsageError(f"{where}: applications must be a list of application ids")
     required = {"roles": ("id",), "members": ("user_id",), "channels": ("id",),
                 "messages": ("id", "channel_id", "author_id")}
     for section, keys in required.items():
-        items = guild.get(section) or []
-        if not isinstance(items, list):
-            raise UsageError(f"{where}: {section} must be a list")
-        for index, item in enumerate(items):
-            place = f"{where}.{section}[{index}]"
-            if not isinstance(item, dict):
-                raise UsageError(f"{place} must be a mapping")
-            for key in keys:
-                if item.get(key) in (None, ""):
-                    raise UsageError(f"{place}: {key!r} is required")
+        for place, item in _records(guild, section, keys, f"{where}."):
             if section == "roles":
                 permission_bits(item.get("permissions", 0), place)
             if section == "members" and not isinstance(item.get("roles", []), list):
