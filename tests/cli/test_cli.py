@@ -176,3 +176,42 @@ def test_python_dash_m_runs() -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert done.stdout.startswith("cmdsync ")
+
+
+PLACEHOLDER = """\
+application_id: ${DISCORD_APPLICATION_ID}
+guilds:
+  "${DEV_GUILD_ID}":
+    commands:
+      - {name: ping, description: Check the bot is alive}
+"""
+
+
+def test_offline_an_unset_variable_is_a_placeholder(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    """As ``terraform validate``: no variable values needed; plan and apply need them."""
+    for name in ("DISCORD_APPLICATION_ID", "DEV_GUILD_ID"):
+        monkeypatch.delenv(name, raising=False)
+    manifest = tmp_path / "bot.yaml"
+    manifest.write_text(PLACEHOLDER, encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(manifest))
+    assert code == 0
+    assert out == (
+        f"{manifest}:1:17: CS004 note: environment variable DISCORD_APPLICATION_ID is not set: "
+        "a placeholder here, but plan and apply need it (export it, or write "
+        "${DISCORD_APPLICATION_ID:-default})\n"
+        f"{manifest}:3:3: CS004 note: environment variable DEV_GUILD_ID is not set: a "
+        "placeholder here, but plan and apply need it (export it, or write "
+        "${DEV_GUILD_ID:-default})\n"
+        "\n"
+        "All 1 file valid (1 command); 2 notes.\n")
+    code, out, _ = run(capsys, "validate", "--format", "json", str(manifest))
+    document = json.loads(out)
+    assert code == 0 and [d["severity"] for d in document["diagnostics"]] == ["note", "note"]
+    code, out, _ = run(capsys, "validate", "--format", "github", str(manifest))
+    assert code == 0 and out.startswith(f"::notice file={manifest},line=1,col=17,title=CS004::")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "plan", "--local", str(manifest))
+    assert code == 1 and out == ""
+    assert "CS004 environment variable DEV_GUILD_ID is not set: export it" in err

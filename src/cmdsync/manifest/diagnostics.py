@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 
 class Severity(str, enum.Enum):
-    """How bad a diagnostic is. Only ``ERROR`` makes ``validate`` exit 1."""
+    """How bad a diagnostic is. Only ``ERROR`` makes ``validate`` exit 1; a ``NOTE``
+    says what could not be checked (an unset ``${VAR}`` offline)."""
 
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
 
 
 @dataclass(frozen=True, order=True)

@@ -72,6 +72,8 @@ class Document:
     positions: dict[Path, Position] | None = None
     key_positions: dict[Path, Position] = field(default_factory=dict)
     unreadable: bool = False  # could not be read as text at all (exit code 2)
+    # offline validate: an unset ${VAR} is a placeholder (a note), not an error
+    placeholders: bool = False
 
     def locate(self, path: Path, *, key: bool = False) -> Location:
         """The :class:`Location` of ``path``, or of its nearest located ancestor."""
@@ -91,14 +93,18 @@ class Document:
             probe = probe[:-1]
 
 
-def load_file(path: str, *, env: Mapping[str, str] | None = None) -> Document:
+def load_file(path: str, *, env: Mapping[str, str] | None = None,
+              placeholders: bool = False) -> Document:
     """Read and parse one ``.yaml``/``.yml``/``.json`` file.
 
     ``env`` supplies ``${VAR}`` values (default: ``os.environ``); JSON files
-    are not interpolated, since deploy scripts send them verbatim.
+    are not interpolated, since deploy scripts send them verbatim. With
+    ``placeholders`` (offline validate, as ``terraform validate`` needs no
+    variable values) an unset ``${VAR}`` is a note (CS004) and stays as
+    written; without, it is an error.
     """
     kind = "json" if path.lower().endswith(".json") else "yaml"
-    doc = Document(file=path, kind=kind)
+    doc = Document(file=path, kind=kind, placeholders=placeholders)
     text = _read_text(path, doc)
     if text is None:
         doc.unreadable = True
@@ -379,7 +385,10 @@ class _Converter:
         if self.doc is not None:
             for name in missing:
                 self.doc.diagnostics.append(Diagnostic(
-                    "CS004", Severity.ERROR,
+                    "CS004", Severity.NOTE if self.doc.placeholders else Severity.ERROR,
+                    f"environment variable {name} is not set: a placeholder here, but plan "
+                    f"and apply need it (export it, or write ${{{name}:-default}})"
+                    if self.doc.placeholders else
                     f"environment variable {name} is not set: export it, or write "
                     f"${{{name}:-default}} to give a default",
                     Location(self.doc.file, node.start_mark.line + 1,

@@ -24,7 +24,7 @@ def text_lines(result: ValidationResult) -> list[tuple[str, Diagnostic | None]]:
         if lines:
             lines.append(("", None))
         for diag in group:
-            prefix = "warning: " if diag.severity is Severity.WARNING else ""
+            prefix = "" if diag.severity is Severity.ERROR else f"{diag.severity.value}: "
             line = f"{_address(diag.location)}: {diag.rule} {prefix}{diag.message}"
             for other in diag.related:
                 line += f"\n    see {_address(other)}"
@@ -40,8 +40,10 @@ def summary(result: ValidationResult) -> str:
     files = len(set(result.files) | {d.location.file for d in result.diagnostics})
     checked = f"{files} file{'s' if files != 1 else ''}"
     commands = len(result.manifest.commands) if result.manifest else 0
-    if not result.diagnostics:
-        return f"All {checked} valid ({commands} command{'s' if commands != 1 else ''})."
+    notes = sum(1 for d in result.diagnostics if d.severity is Severity.NOTE)
+    if len(result.diagnostics) == notes:
+        valid = f"All {checked} valid ({commands} command{'s' if commands != 1 else ''})"
+        return f"{valid}; {notes} note{'s' if notes != 1 else ''}." if notes else f"{valid}."
     with_problems = len({d.location.file for d in result.diagnostics})
     parts = []
     if result.errors:
@@ -66,7 +68,7 @@ def to_rich(result: ValidationResult) -> Any:
                                                        else "bold green")
             out.append(line + "\n", style=style if line else None)
             continue
-        colour = "red" if diag.severity is Severity.ERROR else "yellow"
+        colour = {Severity.ERROR: "red", Severity.WARNING: "yellow"}.get(diag.severity, "cyan")
         address, rest = line.split(f": {diag.rule} ", 1)
         out.append(address, style="bold")
         out.append(": ")
@@ -111,7 +113,8 @@ def to_github(result: ValidationResult) -> str:
     """GitHub Actions workflow commands (``::error file=..,line=..,col=..,title=..::msg``)."""
     lines = []
     for diag in result.diagnostics:
-        level = "error" if diag.severity is Severity.ERROR else "warning"
+        level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diag.severity,
+                                                                           "notice")
         loc = diag.location
         props = [f"file={_escape_property(loc.file)}"]
         if loc.line:

@@ -46,8 +46,9 @@ def validate(paths: list[str], *, select: Collection[str] = (), ignore: Collecti
     Raises :class:`~cmdsync.errors.CmdsyncError` (online only) for missing
     credentials or a refused read of the application.
     """
-    if connection is None:
-        return ValidationRun(validate_paths(paths, select=select, ignore=ignore, env=env))
+    if connection is None:  # offline: an unset ${VAR} is a placeholder
+        return ValidationRun(validate_paths(paths, select=select, ignore=ignore, env=env,
+                                            placeholders=True))
     return validate_online(paths, connection=connection, select=select, ignore=ignore,
                            env=env, cwd=cwd)
 

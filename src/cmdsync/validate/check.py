@@ -160,18 +160,21 @@ def validate_api_commands(items: Any, *, scope: str,
 def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
                    ignore: Collection[str] = (),
                    env: Mapping[str, str] | None = None,
-                   application: AppInfo | None = None) -> ValidationResult:
+                   application: AppInfo | None = None,
+                   placeholders: bool = False) -> ValidationResult:
     """Validate manifest files and directories (see :func:`expand_paths`), and bot code.
 
     A ``discord.py:MODULE:ATTR`` path is a discord.py command tree
     (:mod:`cmdsync.manifest.code`, imported only then).
 
-    With ``application``, the rules that need it run too.
+    With ``application``, the rules that need it run too. ``placeholders``:
+    unset ``${VAR}`` are notes, not errors (offline validate; see
+    :func:`cmdsync.manifest.loader.load_file`).
     """
     code = [p for p in paths if is_code_source(p)]
     files, problems = expand_paths([p for p in paths if not is_code_source(p)])
     with gcpause.paused():
-        documents = [load_file(path, env=env) for path in files]
+        documents = [load_file(path, env=env, placeholders=placeholders) for path in files]
         for reference in code:
             found, unusable = code_documents(reference)
             documents += found
