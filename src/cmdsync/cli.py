@@ -14,6 +14,7 @@ Exit codes (also in the README):
 from __future__ import annotations
 
 import enum
+import itertools
 import os
 import signal
 import sys
@@ -268,8 +269,11 @@ def plan(
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
     if run.plan is None:  # with --detailed-exitcode, 2 means changes only (as Terraform)
-        return EXIT_USAGE if run.validation.unreadable and not detailed_exitcode \
+        code = EXIT_USAGE if run.validation.unreadable and not detailed_exitcode \
             else EXIT_FAILURE
+        if output is PlanFormat.json:
+            console.out(render_diagnostics.failure_json(None, code, run.validation))
+        return code
     result = run.plan
     if output is PlanFormat.json:
         console.out(render.to_json(result, api_url=run.api_url))
@@ -561,9 +565,14 @@ def _apply_exit(run: Any, *, json_output: bool) -> int:
         console.err(render_diagnostics.to_text(run.validation))
     if run.declined:
         console.err(render.CANCELLED + "\n")
+        if json_output:
+            console.out(render_diagnostics.failure_json(render.CANCELLED, EXIT_FAILURE))
         return EXIT_FAILURE
     if run.result is None:
-        return EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+        code = EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+        if json_output:
+            console.out(render_diagnostics.failure_json(None, code, run.validation))
+        return code
     if json_output:
         console.out(render.to_json(run.result))
     else:
@@ -625,6 +634,7 @@ def main(argv: list[str] | None = None) -> None:
     except click_exception as exc:
         exc.show()  # type: ignore[attr-defined]
         code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
+        _json_failure(args, exc.format_message(), code)  # type: ignore[attr-defined]
     except (typer.Abort, KeyboardInterrupt):
         console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
@@ -634,6 +644,7 @@ def main(argv: list[str] | None = None) -> None:
     except CmdsyncError as exc:
         console.err(f"error: {exc}\n")
         code = EXIT_FAILURE if detailed else exc.exit_code
+        _json_failure(args, str(exc), code)
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback
@@ -644,9 +655,28 @@ def main(argv: list[str] | None = None) -> None:
             "This is a bug in cmdsync. Please report it with the command you ran "
             "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
         code = EXIT_BUG
+        _json_failure(args, f"internal error: {type(exc).__name__}: {exc}", code)
     finally:
         _on_sigterm(previous)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke")
+
+
+def _json_failure(args: list[str], message: str, code: int) -> None:
+    """With ``--format json``, a run that failed before its result still prints one JSON
+    document on standard output (the error in it), so a pipeline always parses one."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command not in JSON_COMMANDS:
+        return
+    pairs = itertools.pairwise(args)
+    if not ("--format=json" in args or "-fjson" in args
+            or any(a in ("--format", "-f") and b == "json" for a, b in pairs)):
+        return
+    from cmdsync.render.diagnostics import failure_json
+
+    console.out(failure_json(message, code))
 
 
 class Terminated(BaseException):

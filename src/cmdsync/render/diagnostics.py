@@ -81,6 +81,18 @@ def _location_json(loc: Location) -> dict[str, Any]:
     return {"file": loc.file, "line": loc.line, "column": loc.column, "path": loc.pointer}
 
 
+def failure_json(error: str | None, exit_code: int,
+                 validation: ValidationResult | None = None) -> str:
+    """The one JSON document of a ``--format json`` run that produced no result:
+    ``{"ok": false, "exit_code", "error" (the message, or null when the diagnostics
+    say it), "diagnostics": [...] (as in :func:`to_json`), "summary"}``."""
+    diagnostics = json.loads(to_json(validation))["diagnostics"] if validation else []
+    document = {"ok": False, "exit_code": exit_code, "error": error,
+                "diagnostics": diagnostics,
+                "summary": summary(validation) if validation else error}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def to_json(result: ValidationResult) -> str:
     """``{"files", "diagnostics", "summary"}``; ``path`` is a JSON pointer."""
     document = {
