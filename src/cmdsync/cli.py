@@ -187,6 +187,28 @@ def emulator(
 class PlanFormat(str, enum.Enum):
     text = "text"
     json = "json"
+    github = "github"
+
+
+def _plan_format(output: PlanFormat | None) -> PlanFormat:
+    """The chosen format; github by default inside GitHub Actions (as validate)."""
+    if output is not None:
+        return output
+    return PlanFormat.github if os.environ.get("GITHUB_ACTIONS") == "true" else PlanFormat.text
+
+
+def _step_summary(markdown: str) -> None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` (the job's summary page) when it is set."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    from cmdsync.client.redact import redact
+
+    try:
+        with open(path, "a", encoding="utf-8") as summary:
+            summary.write(redact(markdown) + "\n")
+    except OSError as exc:
+        console.warn(f"cannot write the job summary to {path}: {exc.strerror}")
 
 
 ApiUrlOption = Annotated[str | None, typer.Option(
@@ -242,9 +264,10 @@ def plan(
     application_id: ApplicationOption = None,
     no_prune: Annotated[bool, typer.Option(
         "--no-prune", help="Keep live commands the manifest does not name.")] = False,
-    output: Annotated[PlanFormat, typer.Option(
-        "--format", "-f", help="text, or json (schemas/plan.schema.json).")]
-        = PlanFormat.text,
+    output: Annotated[PlanFormat | None, typer.Option(
+        "--format", "-f", help="text, json (schemas/plan.schema.json) or github (annotations "
+        "at the manifest lines and the plan in the job summary; the default when "
+        "GITHUB_ACTIONS=true).", show_default=False)] = None,
     detailed_exitcode: Annotated[bool, typer.Option(
         "--detailed-exitcode", help="Exit 0 with no changes, 2 with changes, 1 on error.")]
         = False,
@@ -261,6 +284,7 @@ def plan(
     from cmdsync.render import plan as render
     from cmdsync.runners.plan import plan_paths
 
+    output = _plan_format(output)
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
@@ -268,6 +292,8 @@ def plan(
                      prune=not no_prune)
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
+        if output is PlanFormat.github:
+            console.out(render_diagnostics.to_github(run.validation))
     if run.plan is None:  # with --detailed-exitcode, 2 means changes only (as Terraform)
         code = EXIT_USAGE if run.validation.unreadable and not detailed_exitcode \
             else EXIT_FAILURE
@@ -277,6 +303,9 @@ def plan(
     result = run.plan
     if output is PlanFormat.json:
         console.out(render.to_json(result, api_url=run.api_url))
+    elif output is PlanFormat.github:
+        console.out(render.to_github(result, run.locations))
+        _step_summary(render.to_markdown(result))
     else:
         console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
     if result.errors:
@@ -414,9 +443,10 @@ def apply(
     on_error: Annotated[OnErrorChoice, typer.Option(
         "--on-error", help="After a scope fails: stop, or continue with the other scopes.")]
         = OnErrorChoice.stop,
-    output: Annotated[PlanFormat, typer.Option(
-        "--format", "-f", help="text, or json (the result, with every request made).")]
-        = PlanFormat.text,
+    output: Annotated[PlanFormat | None, typer.Option(
+        "--format", "-f", help="text, json (the result, with every request made) or github "
+        "(annotations and the job summary; the default when GITHUB_ACTIONS=true).",
+        show_default=False)] = None,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -431,6 +461,7 @@ def apply(
     from cmdsync.render.apply import TerminalHooks
     from cmdsync.runners.apply import ApplyOptions, apply_paths, apply_saved, saved_plan_path
 
+    output = _plan_format(output)
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
@@ -444,7 +475,7 @@ def apply(
     else:
         run = apply_paths(paths, connection=connection, options=options, hooks=hooks,
                           interactive=not auto_approve, can_ask=_stdin_is_terminal())
-    return _apply_exit(run, json_output=output is PlanFormat.json)
+    return _apply_exit(run, output=output)
 
 
 class ContextChoice(str, enum.Enum):
@@ -555,8 +586,9 @@ def _stdin_is_terminal() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
 
 
-def _apply_exit(run: Any, *, json_output: bool) -> int:
+def _apply_exit(run: Any, *, output: PlanFormat) -> int:
     """Write an apply's outcome and return its exit code."""
+    json_output = output is PlanFormat.json
     from cmdsync.errors import EXIT_FAILURE, EXIT_TERMINATED
     from cmdsync.render import apply as render
     from cmdsync.render import diagnostics as render_diagnostics
@@ -578,6 +610,9 @@ def _apply_exit(run: Any, *, json_output: bool) -> int:
     else:
         shown = run.validation is not None and run.result.scopes  # below the plan
         console.out(("\n" if shown else "") + render.to_text(run.result))
+    if output is PlanFormat.github:
+        console.out(render.to_github(run.result, run.locations))
+        _step_summary(render.to_markdown(run.result))
     if run.result.interrupted:
         return EXIT_TERMINATED if run.result.interrupted == "SIGTERM" else EXIT_INTERRUPTED
     return EXIT_OK if run.result.ok else EXIT_FAILURE

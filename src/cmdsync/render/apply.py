@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from cmdsync.apply.result import (
@@ -23,8 +23,10 @@ from cmdsync.apply.result import (
     ScopeResult,
     ScopeStatus,
 )
+from cmdsync.manifest.diagnostics import Location
 from cmdsync.model import CommandType, scope_label
 from cmdsync.plan import Action, Plan
+from cmdsync.render.diagnostics import annotation
 
 FORMAT_VERSION = 1
 NOTHING_TO_APPLY = "Nothing to apply: no write requests were made."
@@ -224,3 +226,30 @@ def _draw(plan: Plan, stream: IO[str]) -> None:
         console.rich(render_plan.to_rich(plan), stream)
     else:
         console.write(stream, render_plan.to_text(plan))
+
+
+def to_github(result: ApplyResult,
+              locations: Mapping[tuple[str, int, str], Location]) -> str:
+    """GitHub Actions annotations for what did not go through: an ``error`` per scope
+    that failed (its 50035 diagnostics at their manifest lines) and per change that
+    failed, a ``warning`` per change whose outcome is unknown."""
+    out = []
+    for scope in result.scopes:
+        where = scope_label(scope.scope)
+        if scope.error:
+            out.append(annotation("error", f"{where}: {scope.error}", title="cmdsync apply"))
+        out += [annotation("error", d.message, d.location, d.rule) for d in scope.diagnostics]
+        for change in scope.changes:
+            if change.status not in (ChangeStatus.FAILED, ChangeStatus.UNKNOWN):
+                continue
+            level = "error" if change.status is ChangeStatus.FAILED else "warning"
+            location = locations.get((scope.scope, change.type or 1, change.name))
+            out.append(annotation(level, f"{change.kind} {json.dumps(change.name)} "
+                                         f"({where}): {change.status}", location,
+                                  "cmdsync apply"))
+    return "".join(line + "\n" for line in out)
+
+
+def to_markdown(result: ApplyResult) -> str:
+    """The result for the job summary: a heading, the summary line and the text."""
+    return f"### cmdsync apply\n\n**{summary(result)}**\n\n```\n{to_text(result)}```\n"

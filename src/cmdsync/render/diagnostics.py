@@ -121,17 +121,27 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def annotation(level: str, message: str, location: Location | None = None,
+               title: str = "") -> str:
+    """One GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=T::msg``
+    (``level`` error, warning or notice; the location and title optional)."""
+    props = []
+    if location is not None and location.file:
+        props.append(f"file={_escape_property(location.file)}")
+        if location.line:
+            props += [f"line={location.line}", f"col={location.column}"]
+    if title:
+        props.append(f"title={_escape_property(title)}")
+    head = f"::{level} {','.join(props)}" if props else f"::{level}"
+    return f"{head}::{_escape_data(message)}"
+
+
 def to_github(result: ValidationResult) -> str:
     """GitHub Actions workflow commands (``::error file=..,line=..,col=..,title=..::msg``)."""
     lines = []
     for diag in result.diagnostics:
         level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diag.severity,
                                                                            "notice")
-        loc = diag.location
-        props = [f"file={_escape_property(loc.file)}"]
-        if loc.line:
-            props += [f"line={loc.line}", f"col={loc.column}"]
-        props.append(f"title={_escape_property(diag.rule)}")
-        lines.append(f"::{level} {','.join(props)}::{_escape_data(diag.message)}")
+        lines.append(annotation(level, diag.message, diag.location, diag.rule))
     lines.append(summary(result))
     return "\n".join(lines) + "\n"

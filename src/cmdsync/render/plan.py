@@ -16,8 +16,10 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from cmdsync.manifest.diagnostics import Location
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType, scope_label
 from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
+from cmdsync.render.diagnostics import annotation
 
 Segment = tuple[str, str]  # (text, rich style; "" for none)
 Line = list[Segment]
@@ -193,3 +195,44 @@ def _drop_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_nulls(v) for v in value]
     return value
+
+
+def to_github(plan: Plan, locations: Mapping[tuple[str, int, str], Location]) -> str:
+    """GitHub Actions annotations, then the text: a ``notice`` at the manifest line of
+    each command that changes (deletes and permission sets at no line), an ``error``
+    for each plan error, a ``warning`` for each warning."""
+    out = []
+    for scope in plan.scopes:
+        where = scope_label(scope.scope)
+        for change in scope.commands:
+            if change.action is Action.NO_OP:
+                continue
+            verb = {Action.CREATE: "created", Action.UPDATE: "updated",
+                    Action.DELETE: "deleted"}[change.action]
+            fields = f": {', '.join(f.path for f in change.changes)}" if change.changes else ""
+            out.append(annotation(
+                "notice", f"{CommandType(change.type).name.lower()} {_show(change.name)} "
+                          f"will be {verb} ({where}){fields}",
+                locations.get((scope.scope, change.type, change.name)), "cmdsync plan"))
+        for perm in scope.permissions:
+            out.append(annotation("notice", f"permissions of {_show(perm.key)} will change "
+                                            f"({where})", title="cmdsync plan"))
+    out += [annotation("warning", w, title="cmdsync plan") for w in plan.warnings]
+    out += [annotation("error", e, title="cmdsync plan") for e in plan.errors]
+    return "".join(line + "\n" for line in out) + to_text(plan)
+
+
+def to_markdown(plan: Plan) -> str:
+    """The plan for a job summary or a pull-request comment: a heading, the summary line,
+    and the text in a ``diff`` block (``+``/``-`` lines coloured by GitHub)."""
+    body = []
+    for line in to_text(plan).splitlines():
+        stripped = line.lstrip()
+        if stripped[:2] in ("+ ", "- "):  # the glyph first: GitHub's diff colours it
+            body.append(stripped[0] + " " * (len(line) - len(stripped)) + stripped[1:])
+        elif stripped[:2] == "~ ":
+            body.append("!" + " " * (len(line) - len(stripped)) + stripped[1:])
+        else:
+            body.append(" " + line)
+    return (f"### cmdsync plan\n\n**{summary(plan)}**\n\n```diff\n" + "\n".join(body)
+            + "\n```\n")

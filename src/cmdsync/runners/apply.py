@@ -24,7 +24,7 @@ import signal
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from cmdsync.apply import ledger
@@ -42,6 +42,7 @@ from cmdsync.apply.strategy import ScopeSteps, StepKind, Strategy, schedule
 from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
+from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry
 from cmdsync.plan import Plan
 from cmdsync.runners import aio
@@ -93,6 +94,8 @@ class ApplyRun:
     plan: Plan | None = None
     result: ApplyResult | None = None
     declined: bool = False
+    # where each (scope, type, name) is written, for --format github annotations
+    locations: Mapping[tuple[str, int, str], Location] = field(default_factory=dict)
 
 
 def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptions,
@@ -144,10 +147,11 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
         plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
                                     api_url=session.api_url, now=clock())
         hooks.show_plan(plan)
+        located = {key: entry.doc.locate(entry.path) for key, entry in state.entries().items()}
         done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
-                            cwd=cwd, clock=clock, entries=_entries(state),
+                            cwd=cwd, clock=clock, entries=state.entries(),
                             confirm=interactive, signals=signals)
-        return replace(done, validation=checked)
+        return replace(done, validation=checked, locations=located)
 
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
@@ -306,18 +310,6 @@ def _backup(plan: Plan, live: LiveState, scheduled: Sequence[ScopeSteps], *, cwd
     manifest = backup_manifest(live, commands=commands, permissions=permissions,
                                readable=guilds)
     return write_backup(manifest, cwd=cwd, application_id=plan.application_id, now=now)
-
-
-def _entries(desired: DesiredState) -> dict[tuple[str, int, str], CommandEntry]:
-    """The manifest command behind each ``(scope, type, name)``, for 50035 locations."""
-    found = {}
-    for scope in desired.scopes.values():
-        for command in scope.commands:
-            if command.entry is not None:
-                kind = command.body.get("type", 1)
-                found[(scope.scope, int(kind) if isinstance(kind, int) else 1,
-                       str(command.body.get("name")))] = command.entry
-    return found
 
 
 def _connection_for(path: str, connection: Connection, planned_at: str | None,

@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from cmdsync.apply.guardrails import with_budget_warnings
 from cmdsync.apply.ledger import load as load_ledger
 from cmdsync.client.http import DiscordClient
 from cmdsync.errors import CmdsyncError, UsageError
+from cmdsync.manifest.diagnostics import Location
 from cmdsync.plan import Plan, diff
 from cmdsync.runners import aio
 from cmdsync.runners.session import (
@@ -50,6 +51,8 @@ class PlanRun:
     plan: Plan | None = None
     api_url: str | None = None
     application: AppInfo | None = None
+    # where each (scope, type, name) is written, for --format github annotations
+    locations: Mapping[tuple[str, int, str], Location] = field(default_factory=dict)
 
 
 def resolve_application_id(*, manifest: str | None, flag: str | None,
@@ -174,4 +177,5 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
     if plan is None:
         return PlanRun(checked, api_url=api_url, application=info)
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
-    return PlanRun(checked, plan, api_url, info)
+    located = {key: entry.doc.locate(entry.path) for key, entry in state.entries().items()}
+    return PlanRun(checked, plan, api_url, info, located)

@@ -71,6 +71,18 @@ class DesiredState:
     files: tuple[str, ...] = ()
     digest: str = ""
 
+    def entries(self) -> dict[tuple[str, int, str], CommandEntry]:
+        """The manifest command behind each ``(scope, type, name)``: where it is written
+        (for 50035 errors and annotations)."""
+        found = {}
+        for scope in self.scopes.values():
+            for command in scope.commands:
+                if command.entry is not None:
+                    kind = command.body.get("type", 1)
+                    found[(scope.scope, int(kind) if isinstance(kind, int) else 1,
+                           str(command.body.get("name")))] = command.entry
+        return found
+
 
 def desired_state(manifest: ManifestSet, *, application_id: str | None = None
                   ) -> DesiredState:
