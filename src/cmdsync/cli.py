@@ -157,6 +157,27 @@ def rules(
 
 
 @app.command()
+def schema(
+    output_file: Annotated[str | None, typer.Option(
+        "--output", "-o", help="Write the schema to FILE (default: standard output).",
+        metavar="FILE", show_default=False)] = None,
+    force: ForceOption = False,
+) -> int:
+    """Print the manifest's JSON Schema for editors (Discord's limits included); point a
+    manifest's `# yaml-language-server: $schema=FILE` modeline at the file."""
+    from cmdsync.validate.editor_schema import dumps
+
+    if output_file is None:
+        console.out(dumps())
+        return EXIT_OK
+    from cmdsync.manifest.files import write_file
+
+    write_file(output_file, dumps(), what="the schema", overwrite=force)
+    console.err(f"Wrote {output_file}.\n")
+    return EXIT_OK
+
+
+@app.command()
 def emulator(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).")]

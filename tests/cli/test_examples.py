@@ -39,7 +39,7 @@ def test_example_has_schema_modeline(path: Path) -> None:
     first = path.read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith(MODELINE)
     schema = (path.parent / first[len(MODELINE):]).resolve()
-    assert schema == (ROOT / "schemas" / "manifest.schema.json").resolve()
+    assert schema == (ROOT / "schemas" / "cmdsync.schema.json").resolve()
 
 
 def test_examples_apply_locally_then_plan_no_changes(tmp_path: Path,
