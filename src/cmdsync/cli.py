@@ -75,10 +75,10 @@ def _root(
 
 @app.command()
 def validate(
-    paths: Annotated[list[str], typer.Argument(
+    paths: Annotated[list[str] | None, typer.Argument(
         help="Manifest files (.yaml, .yml, .json), directories to search, or bot code "
-             "(discord.py:MODULE:ATTR, a discord.py CommandTree).", metavar="PATH...",
-        show_default=False)],
+             "(discord.py:MODULE:ATTR, a discord.py CommandTree); default: cmdsync.toml's "
+             "manifests.", metavar="[PATH]...", show_default=False)] = None,
     output: Annotated[OutputFormat | None, typer.Option(
         "--format", "-f",
         help="text, json or github (workflow annotations; the default when "
@@ -95,10 +95,12 @@ def validate(
     local: LocalOption = False,
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
+    env_name: EnvOption = None,
 ) -> int:
     """Check manifests against the schemas and every Discord rule (offline unless --online)."""
     from cmdsync.runners.validate import validate as run_validate
 
+    paths, env = _project(paths, env_name)
     for rule_id in [*(select or []), *(ignore or [])]:
         _check_rule_prefix(rule_id)
     if not online and (api_url or local or token_file or client_secret_file):
@@ -107,7 +109,7 @@ def validate(
                              client_secret_file=client_secret_file,
                              bearer_token_file=None) if online else None
     checked = run_validate(paths, select=select or (), ignore=ignore or (),
-                           connection=connection)
+                           connection=connection, env=env)
     result = checked.validation
     for note in checked.notes:
         console.warn(note)
@@ -153,6 +155,33 @@ def rules(
     if found is None:
         raise CmdsyncError(f"no rule {rule!r}: `cmdsync rules` lists them all")
     console.out(render.detail(found))
+    return EXIT_OK
+
+
+@app.command()
+def init(
+    directory: Annotated[str, typer.Argument(
+        help="The project's folder (default: this one).", metavar="[DIR]")] = ".",
+    force: Annotated[bool, typer.Option("--force", help="Replace files that exist.")] = False,
+) -> int:
+    """Start a project: cmdsync.toml (commented), discord/commands.yaml and the editor
+    schema; then `cmdsync validate` and `cmdsync plan` need no paths."""
+    from cmdsync.errors import UsageError
+    from cmdsync.manifest.files import write_file
+    from cmdsync.runners.project import init_files
+
+    files = {os.path.join(directory, name): text for name, text in init_files().items()}
+    existing = [path for path in files if os.path.lexists(path)]
+    if existing and not force:
+        raise UsageError(f"{existing[0]} exists: pass --force to replace it (and the other "
+                         "starter files)")
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        write_file(path, text, what="the starter file", overwrite=force)
+        console.out(f"Wrote {path}\n")
+    console.out("\nNext: edit discord/commands.yaml, then `cmdsync validate` and "
+                "`cmdsync plan` (set DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN, or try "
+                "`cmdsync plan --local`).\n")
     return EXIT_OK
 
 
@@ -248,6 +277,20 @@ TokenFileOption = Annotated[str | None, typer.Option(
 SecretFileOption = Annotated[str | None, typer.Option(
     "--client-secret-file", help="Read DISCORD_CLIENT_SECRET from FILE.", metavar="FILE",
     show_default=False)]
+EnvOption = Annotated[str | None, typer.Option(
+    "--env", help="Use this environment of cmdsync.toml (application id, API URL, guild "
+    "variables); default: its default_environment.", metavar="NAME", show_default=False)]
+
+
+def _project(paths: list[str] | None, env_name: str | None) -> tuple[list[str], Any]:
+    """The manifest paths (given, else the configuration's) and the environment mapping
+    with the selected environment's variables (flag > environment > file)."""
+    from cmdsync.runners.project import environment_for, find_config, resolve_paths
+
+    project = find_config()
+    return resolve_paths(paths, project), environment_for(project, env_name, os.environ)
+
+
 OutputFileOption = Annotated[str | None, typer.Option(
     "--output", "-o", help="Write the manifest to FILE (default: standard output).",
     metavar="FILE", show_default=False)]
@@ -276,10 +319,10 @@ def _connection(*, api_url: str | None, local: bool, token_file: str | None,
 
 @app.command()
 def plan(
-    paths: Annotated[list[str], typer.Argument(
+    paths: Annotated[list[str] | None, typer.Argument(
         help="Manifest files (.yaml, .yml, .json), directories, or bot code "
-             "(discord.py:MODULE:ATTR).", metavar="MANIFEST...",
-        show_default=False)],
+             "(discord.py:MODULE:ATTR); default: cmdsync.toml's manifests.",
+        metavar="[MANIFEST]...", show_default=False)] = None,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -298,6 +341,7 @@ def plan(
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     bearer_token_file: BearerFileOption = None,
+    env_name: EnvOption = None,
 ) -> int:
     """Show, field by field, what apply would change in Discord."""
     from cmdsync.errors import EXIT_CHANGES, EXIT_FAILURE
@@ -309,8 +353,9 @@ def plan(
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
+    paths, env = _project(paths, env_name)
     run = plan_paths(paths, connection=connection, application_id=application_id,
-                     prune=not no_prune)
+                     prune=not no_prune, env=env)
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
         if output is PlanFormat.github:
@@ -358,15 +403,19 @@ def pull(
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     bearer_token_file: BearerFileOption = None,
+    env_name: EnvOption = None,
 ) -> int:
     """Write the live commands and overwrites as a manifest (plan on it: no changes)."""
+    from cmdsync.runners.project import environment_for, find_config
+
+    env = environment_for(find_config(), env_name, os.environ)
     from cmdsync.runners.pull import pull_application
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
-                                      application_id=application_id)
+                                      application_id=application_id, env=env)
     for warning in warnings:
         console.warn(warning)
     return _write_manifest(text, output_file, force=force)
@@ -452,10 +501,10 @@ class OnErrorChoice(str, enum.Enum):
 
 @app.command()
 def apply(
-    paths: Annotated[list[str], typer.Argument(
+    paths: Annotated[list[str] | None, typer.Argument(
         help="Manifest files or directories (a backup restores), or one saved plan "
-             "(`cmdsync plan --out FILE`).", metavar="MANIFEST...|PLANFILE",
-        show_default=False)],
+             "(`cmdsync plan --out FILE`); default: cmdsync.toml's manifests.",
+        metavar="[MANIFEST]...|PLANFILE", show_default=False)] = None,
     auto_approve: Annotated[bool, typer.Option(
         "--auto-approve", help="Apply without asking (for CI).")] = False,
     strategy: Annotated[StrategyChoice, typer.Option(
@@ -476,6 +525,7 @@ def apply(
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     bearer_token_file: BearerFileOption = None,
+    env_name: EnvOption = None,
 ) -> int:
     """Make Discord match the manifests (or a saved plan), after showing the plan."""
     from cmdsync.apply.strategy import Strategy
@@ -488,13 +538,15 @@ def apply(
                              bearer_token_file=bearer_token_file)
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
                            application_id)
+    paths, env = _project(paths, env_name)
     saved = saved_plan_path(paths)
     hooks = TerminalHooks(json_output=output is PlanFormat.json,
                           progress=sys.stderr.isatty())
     if saved is not None:
-        run = apply_saved(saved, connection=connection, options=options, hooks=hooks)
+        run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
+                          env=env)
     else:
-        run = apply_paths(paths, connection=connection, options=options, hooks=hooks,
+        run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
                           interactive=not auto_approve, can_ask=_stdin_is_terminal())
     return _apply_exit(run, output=output)
 
