@@ -96,10 +96,20 @@ def validate(
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     env_name: EnvOption = None,
+    pre_commit: Annotated[bool, typer.Option(
+        "--pre-commit", help="PATHs are the files being committed: validate the whole "
+        "manifest set when one of them is a manifest (cmdsync.toml's, else every tracked "
+        "file that is a manifest by content); ignore other files.")] = False,
 ) -> int:
     """Check manifests against the schemas and every Discord rule (offline unless --online)."""
     from cmdsync.runners.validate import validate as run_validate
 
+    if pre_commit:
+        from cmdsync.runners.project import find_config, hook_paths
+
+        paths = hook_paths(paths or [], find_config())
+        if not paths:
+            return EXIT_OK  # no manifest among the files committed
     paths, env = _project(paths, env_name)
     for rule_id in [*(select or []), *(ignore or [])]:
         _check_rule_prefix(rule_id)

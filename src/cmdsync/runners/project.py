@@ -28,7 +28,9 @@ does not set it.
 from __future__ import annotations
 
 import glob
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -251,3 +253,60 @@ def init_files() -> dict[str, str]:
     return {CONFIG_FILE: STARTER_CONFIG,
             os.path.join("discord", "commands.yaml"): STARTER_MANIFEST,
             "cmdsync.schema.json": dumps()}
+
+
+MODELINE = "# yaml-language-server: $schema="
+HOOK_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_manifest(path: str) -> bool:
+    """Whether a file is a cmdsync manifest by its content: a mapping with top-level
+    ``commands`` or ``guilds``, a JSON array of command objects, or a first line with
+    the schema modeline naming cmdsync's schema. Anything else (a docker-compose
+    file, a workflow, package.json) is not."""
+    import yaml
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(10 * 1024 * 1024).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.startswith(MODELINE) and ("cmdsync" in first or "manifest.schema" in first):
+        return True
+    try:
+        data = json.loads(text) if path.lower().endswith(".json") else \
+            yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (ValueError, yaml.YAMLError, RecursionError):
+        lines = text.splitlines()
+        return any(line.startswith(("commands:", "guilds:")) for line in lines)
+    if isinstance(data, dict):
+        return "commands" in data or "guilds" in data
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(item, dict) and "name" in item and ("description" in item or "type" in item)
+        for item in data)
+
+
+def hook_paths(changed: list[str], project: Project | None) -> list[str]:
+    """What the pre-commit hook validates when ``changed`` files are committed: the
+    whole manifest set whenever one of its files changed (so checks across files hold
+    on partial commits), else nothing. The set is the configuration's manifests, or
+    without one every file git tracks that is a manifest by content (``is_manifest``);
+    other YAML and JSON files are never read as manifests."""
+    from cmdsync.validate.check import expand_paths
+
+    if project is not None and project.manifests:
+        manifests = project.manifest_paths()
+        members = {os.path.realpath(f) for f in expand_paths(manifests)[0]}
+        return manifests if any(os.path.realpath(c) in members for c in changed) else []
+    if not any(is_manifest(path) for path in changed if os.path.isfile(path)):
+        return []
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *(f"*{s}" for s in
+                                                                 HOOK_SUFFIXES)],
+                                capture_output=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UsageError(f"--pre-commit lists the repository's files with git: {exc}") from exc
+    tracked = [name for name in listed.decode().split("\0") if name]
+    candidates = dict.fromkeys([*tracked, *changed])
+    return [path for path in candidates if os.path.isfile(path) and is_manifest(path)]
