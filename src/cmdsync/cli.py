@@ -407,6 +407,8 @@ def pull(
         metavar="ID", show_default=False)] = None,
     output_file: OutputFileOption = None,
     force: ForceOption = False,
+    output: Annotated[PlanFormat, typer.Option(
+        "--format", "-f", help="text (YAML), or json.")] = PlanFormat.text,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -425,7 +427,8 @@ def pull(
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
-                                      application_id=application_id, env=env)
+                                      application_id=application_id, env=env,
+                                      output=output_file, as_json=output is PlanFormat.json)
     for warning in warnings:
         console.warn(warning)
     return _write_manifest(text, output_file, force=force)

@@ -150,7 +150,7 @@ def test_export_then_plan_of_the_yaml_is_a_no_op(bot_dir: Path) -> None:
     exported = run("export", SOURCE, "-o", "bot.yaml", cwd=bot_dir)
     assert exported.returncode == 0, exported.stderr
     text = (bot_dir / "bot.yaml").read_text(encoding="utf-8")
-    assert "name_localizations:\n    fr: lancer" in text
+    assert "name_localizations: {fr: lancer}" in text
     planned = run("plan", "--local", "--detailed-exitcode", "bot.yaml", cwd=bot_dir)
     assert planned.returncode == 0, planned.stdout + planned.stderr
 

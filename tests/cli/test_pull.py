@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -138,30 +139,19 @@ def test_pull_yaml_with_permissions() -> None:
         "- id: '40'\n"
         "  name: ping\n"
         "  description: P\n"
-        "  integration_types:\n"
-        "  - guild_install\n"
+        "  integration_types: [guild_install]\n"
         "guilds:\n"
         "  '222222222222222222':\n"
         "    commands:\n"
-        "    - id: '50'\n"
-        "      type: user\n"
-        "      name: ping\n"
-        "    - id: '51'\n"
-        "      type: message\n"
-        "      name: ping\n"
+        "    - {id: '50', type: user, name: ping}\n"
+        "    - {id: '51', type: message, name: ping}\n"
         "    permissions:\n"
         "      '*':\n"
-        "      - type: role\n"
-        "        id: everyone\n"
-        "        permission: false\n"
+        "      - {type: role, id: everyone, permission: false}\n"
         "      chat_input:ping:\n"
-        "      - type: channel\n"
-        "        id: all_channels\n"
-        "        permission: true\n"
+        "      - {type: channel, id: all_channels, permission: true}\n"
         "      message:ping:\n"
-        "      - type: user\n"
-        "        id: '7'\n"
-        "        permission: true\n"
+        "      - {type: user, id: '7', permission: true}\n"
     )
 
 
@@ -209,7 +199,12 @@ def test_pull_and_plan_cli_against_local_emulator(capsys: pytest.CaptureFixture[
 
     asyncio.run(seed_live())
     code, out, err = run(capsys, "pull", "--local", "--guild", guild, "-o", "pulled.yaml")
-    assert (code, out, err) == (0, "", "Wrote pulled.yaml.\n")
+    assert (code, out) == (0, "")
+    assert err == ("warning: the modeline points at cmdsync.schema.json, which does not exist "
+                   "yet: write it with `cmdsync schema --output cmdsync.schema.json` for your "
+                   "editor\nWrote pulled.yaml.\n")
+    assert Path("pulled.yaml").read_text(encoding="utf-8").startswith(
+        "# yaml-language-server: $schema=cmdsync.schema.json\n# Written by cmdsync pull")
     pulled = yaml.safe_load(Path("pulled.yaml").read_text(encoding="utf-8"))
     assert pulled["guilds"][guild]["permissions"] == {
         "mod": [{"type": "role", "id": "everyone", "permission": False}]}
@@ -218,7 +213,31 @@ def test_pull_and_plan_cli_against_local_emulator(capsys: pytest.CaptureFixture[
     assert run(capsys, "plan", "--local", "--detailed-exitcode", "pulled.yaml") == (
         0, "No changes. Live commands match the manifest.\n", "")
     code, out, _ = run(capsys, "pull", "--local")
-    assert code == 0 and out.startswith("# Written by cmdsync pull") and "guilds" not in out
+    assert code == 0 and "\n# Written by cmdsync pull" in out and "guilds" not in out
+    code, _, err = run(capsys, "pull", "--local", "-o", "pulled.yaml")
+    assert code == 2 and "--force" in err  # never over a file without --force
+    code, out, _ = run(capsys, "pull", "--local", "--format", "json")
+    assert code == 0 and json.loads(out)["commands"][0]["name"] == "ping"
+
+
+def test_pull_keeps_the_application_variable_and_leaves_the_applications_defaults(
+        tmp_path: Path) -> None:
+    """A person commits ${DISCORD_APPLICATION_ID}, not the id, and no integration_types
+    equal to the application's."""
+    app = "111111111111111111"
+    commands = {"global": [{"id": "400000000000000040", "application_id": app,
+                            "version": "400000000000000041", "type": 1, "name": "ping",
+                            "description": "P", "dm_permission": True, "contexts": None,
+                            "integration_types": [0, 1], "nsfw": False,
+                            "default_member_permissions": None}]}
+    text, _ = pull_application(Connection(api_url="http://discord.test/api/v10",
+                                          transport=serve(commands, {})),
+                               guilds=[], application_id=None, cwd=str(tmp_path),
+                               env={"DISCORD_APPLICATION_ID": app, "DISCORD_BOT_TOKEN": "t"})
+    manifest = yaml.safe_load(text)
+    assert manifest["application_id"] == "${DISCORD_APPLICATION_ID}"
+    assert manifest["commands"] == [{"id": "400000000000000040", "name": "ping",
+                                     "description": "P"}]
 
 
 def test_pull_rejects_a_bad_guild_id(capsys: pytest.CaptureFixture[str],
@@ -243,3 +262,43 @@ def test_pulled_yaml_loads_back_every_string(text: str) -> None:
          "choices": [{"name": "n", "value": text}]}]}]}
     doc = load_text(to_yaml(manifest), file="pulled.yaml", kind="yaml", env={})
     assert doc.data == manifest
+
+
+README_SETUP = """\
+commands:
+  - name: ban
+    description: Ban a member
+    default_member_permissions: [ban_members]
+    integration_types: [guild_install]
+    options:
+      - {type: user, name: user, description: Who, required: true}
+guilds:
+  "222222222222222222":
+    commands:
+      - {name: deploy, description: Deploy the bot}
+    permissions:
+      deploy: [{type: role, id: everyone, permission: false}]
+"""
+
+
+def test_the_readme_pull_example_prints_what_it_shows(capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    import re
+
+    from tests.support.paths import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("DISCORD_")]:
+        monkeypatch.delenv(name)
+    (tmp_path / "bot.yaml").write_text(README_SETUP, encoding="utf-8")
+    assert run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")[0] == 0
+    code, out, _ = run(capsys, "pull", "--local", "--guild", "222222222222222222")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ cmdsync pull --local --guild 222222222222222222\n", 1)[1]
+    shown = block.split("```", 1)[0]
+
+    def ids(text: str) -> str:  # snowflakes differ from run to run
+        return re.sub(r"id: '1\d{18}'", "id: 'ID'", text)
+
+    assert code == 0 and ids(out) == ids(shown)

@@ -7,32 +7,44 @@ the guilds asked for, and returns the manifest YAML
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 
 from cmdsync.errors import UsageError
 from cmdsync.runners import aio
 from cmdsync.runners.plan import resolve_application_id
+from cmdsync.runners.project import find_config
 from cmdsync.runners.session import (
     Connection,
     fetch_scopes,
     local_application_id,
     open_session,
+    read_application,
 )
+from cmdsync.state.application import AppInfo
 from cmdsync.state.as_manifest import to_manifest, to_yaml
 from cmdsync.state.live import LiveState
 
 
 def pull_application(connection: Connection, *, guilds: Sequence[str], application_id: str | None,
-                     env: Mapping[str, str] | None = None, cwd: str | None = None
+                     env: Mapping[str, str] | None = None, cwd: str | None = None,
+                     output: str | None = None, as_json: bool = False
                      ) -> tuple[str, list[str]]:
-    """Fetch the global scope and ``guilds`` and return ``(manifest YAML, warnings)``.
+    """Fetch the global scope and ``guilds`` and return ``(manifest text, warnings)``.
 
-    The application id comes from ``application_id``, else ``DISCORD_APPLICATION_ID`` (the
-    emulator's under ``--local``). Raises
-    :class:`~cmdsync.errors.ApiError` as Discord reported it.
+    What a person would commit: values equal to Discord's defaults and to the
+    application's (its ``integration_types``) left out, ``${DISCORD_APPLICATION_ID}``
+    when that variable names the application, compact flow style for small leaf
+    objects, and the editor modeline pointing at ``cmdsync.schema.json`` at the
+    project's root (relative to ``output``, the file written; a warning says how
+    to write the schema when it is not there). ``as_json``: the manifest as JSON.
+    The application id comes from ``application_id``, else ``DISCORD_APPLICATION_ID``
+    (the emulator's under ``--local``). Raises :class:`~cmdsync.errors.ApiError`
+    as Discord reported it.
     """
     env = os.environ if env is None else env
+    cwd = os.getcwd() if cwd is None else cwd
     bad = [g for g in guilds if not g.isdigit()]
     if bad:
         raise UsageError(f"--guild {bad[0]!r} is not a guild id (a snowflake)")
@@ -40,10 +52,35 @@ def pull_application(connection: Connection, *, guilds: Sequence[str], applicati
         manifest=None, flag=application_id, env=env,
         local_default=local_application_id() if connection.local else None)
 
-    async def run() -> LiveState:
+    async def run() -> tuple[LiveState, AppInfo]:
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            return await fetch_scopes(session.client, app, ["global", *guilds])
+            info = await read_application(session.client, app)
+            return await fetch_scopes(session.client, app, ["global", *guilds]), info
 
-    live = aio.run(run())
-    manifest, warnings = to_manifest(live, guilds=guilds)
-    return to_yaml(manifest), warnings
+    live, info = aio.run(run())
+    manifest, warnings = to_manifest(live, guilds=guilds,
+                                     default_integration_types=info.integration_types)
+    if not connection.local and env.get("DISCORD_APPLICATION_ID", "").strip() == app:
+        manifest["application_id"] = "${DISCORD_APPLICATION_ID}"
+    if as_json:
+        return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", warnings
+    schema, note = _schema_path(output, cwd)
+    if note and output:  # written to a file, for an editor: say how to get the schema
+        warnings.append(note)
+    return to_yaml(manifest, schema=schema, application=app), warnings
+
+
+def _schema_path(output: str | None, cwd: str) -> tuple[str, str | None]:
+    """The modeline's path to the project's ``cmdsync.schema.json`` (at the configuration's
+    folder, else the working directory), relative to the file written; and a note when
+    the schema is not there yet."""
+    project = find_config(cwd)
+    root = project.root if project is not None else cwd
+    schema = os.path.join(root, "cmdsync.schema.json")
+    base = os.path.dirname(os.path.abspath(output)) if output else cwd
+    relative = os.path.relpath(schema, base).replace(os.sep, "/")
+    if os.path.exists(schema):
+        return relative, None
+    return relative, (f"the modeline points at {os.path.relpath(schema, cwd)}, which does not "
+                      f"exist yet: write it with `cmdsync schema --output "
+                      f"{os.path.relpath(schema, cwd)}` for your editor")

@@ -185,20 +185,39 @@ def _type(command: Mapping[str, Any]) -> int:
     return int(value) if isinstance(value, int) else 1
 
 
-def to_yaml(manifest: Mapping[str, Any], *, header: str | None = None) -> str:
-    """The manifest as YAML: keys in Discord's order, Unicode kept, ids quoted.
+def to_yaml(manifest: Mapping[str, Any], *, header: str | None = None,
+            schema: str | None = None, application: str | None = None) -> str:
+    """The manifest as YAML: keys in Discord's order, Unicode kept, ids quoted, small
+    leaf mappings and lists (choices, overwrites, ``contexts``) in compact flow style.
 
-    ``header`` (comment lines) replaces pull's own.
+    ``header`` (comment lines) replaces pull's own; ``schema`` (a path) adds the editor
+    modeline as the first line; ``application`` is the application the header names
+    (default: the manifest's ``application_id``).
     """
     import yaml
 
     if header is None:
         header = ("# Written by cmdsync pull from the live commands of application "
-                  f"{manifest.get('application_id')}.\n"
+                  f"{application or manifest.get('application_id')}.\n"
                   "# `cmdsync plan` on this file shows no changes.\n")
+    if schema is not None:
+        header = f"# yaml-language-server: $schema={schema}\n" + header
     body = yaml.dump(dict(manifest), Dumper=_dumper(), sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=100)
     return header + body
+
+
+FLOW_WIDTH = 100  # a leaf mapping or list this short (as Python repr) is written on one line
+
+
+def _flow(value: Any) -> bool:
+    """Whether ``value`` (a mapping or list of scalars) fits one short flow line."""
+    items = value.values() if isinstance(value, dict) else value
+    if not value or any(isinstance(v, (dict, list)) for v in items):
+        return False
+    return len(repr(value)) <= FLOW_WIDTH and not any(
+        isinstance(v, str) and (any(mark in v for mark in _LINE_BREAKS) or "\n" in v)
+        for v in items)
 
 
 _LINE_BREAKS = ("\x85", "\u2028", "\u2029")  # YAML line breaks beside \n and \r
@@ -220,5 +239,15 @@ def _dumper() -> Any:
         style = '"' if any(mark in value for mark in _LINE_BREAKS) else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
+    def mapping(dumper: yaml.SafeDumper, value: dict[Any, Any]) -> yaml.MappingNode:
+        return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(),
+                                        flow_style=_flow(value))
+
+    def sequence(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", value,
+                                         flow_style=_flow(value))
+
     Dumper.add_representer(str, string)
+    Dumper.add_representer(dict, mapping)
+    Dumper.add_representer(list, sequence)
     return Dumper
