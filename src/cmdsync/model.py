@@ -1,6 +1,6 @@
 """Discord's enums and constants for application commands, with their names.
 
-Every value comes from ``shared/discord-api/FACTS.md`` ("Enums"). Manifests
+Every value comes from Discord's developer documentation ("Enums"). Manifests
 may spell an enum value as Discord's integer or as the lowercase name of the
 member (``chat_input``, ``string``, ``bot_dm``, ``manage_guild`` ...);
 :func:`enum_value` turns either into the integer the API wants.
@@ -81,7 +81,7 @@ class ChannelType(enum.IntEnum):
 
 
 class Permission(enum.IntEnum):
-    """Bit positions of Discord permissions (FACTS.md "Permission bits")."""
+    """Bit positions of Discord permissions (Discord's "Permissions" documentation)."""
 
     CREATE_INSTANT_INVITE = 0
     KICK_MEMBERS = 1
@@ -139,7 +139,7 @@ class Permission(enum.IntEnum):
 
 ALL_PERMISSION_BITS = sum(1 << p for p in Permission)
 
-# FACTS.md "Locales (32)". ar and he appear only in the OpenAPI (unsettled).
+# Discord's "Locales" reference. ar and he appear only in the OpenAPI (unsettled).
 LOCALES = frozenset(
     ["id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko"]
 )
@@ -160,7 +160,7 @@ def scope_label(scope: str) -> str:
     return GLOBAL if scope == GLOBAL else f"guild {scope}"
 
 
-# Per scope and type (FACTS.md "Validation rules").
+# Per scope and type (Discord's "Application Commands" documentation).
 MAX_COMMANDS_PER_TYPE: Mapping[CommandType, int] = {
     CommandType.CHAT_INPUT: 100,
     CommandType.USER: 15,

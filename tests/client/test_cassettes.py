@@ -1,12 +1,12 @@
 """Discord's documented error answers, replayed from cassettes (pytest-recording, vcrpy).
 
-Each cassette in ``tests/cassettes/`` is hand-written from FACTS.md and says,
+Each cassette in ``tests/cassettes/`` is hand-written from Discord's documentation and says,
 in its opening comment, where its content comes from. They replay with
 ``record_mode: none`` (never the network: a request not in the cassette
 fails) and the ``Authorization`` header filtered, through httpx's own
 transport, which vcrpy patches: the client is built with no transport of its
 own and points at https://discord.com/api/v10 with a fake token. The tests
-check that the client, plan and apply react as FACTS.md says.
+check that the client, plan and apply react as Discord's documentation says.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def sent(result: Any) -> list[tuple[str, int | None]]:
 @pytest.mark.parametrize("path", sorted(CASSETTES.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_cassette_says_where_it_comes_from_and_holds_no_credential(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("# source: FACTS.md "), "the first line names the source"
+    assert text.startswith("# source: Discord's "), "the first line names the source"
     assert "discord/discord-api-docs" in text.split("interactions:")[0]
     data = yaml.safe_load(text)
     assert data["version"] == 1 and data["interactions"]

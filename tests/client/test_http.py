@@ -260,7 +260,7 @@ def test_timeout_gives_up_with_a_clear_message() -> None:
 
 
 def test_post_is_retried_after_no_answer_since_a_create_upserts() -> None:
-    """POST .../commands overwrites the command of that name and type (FACTS.md), so a
+    """POST .../commands overwrites the command of that name and type (Discord's documentation), so a
     create that reached Discord and lost its answer is not made twice by its retry."""
     time = FakeTime()
     created = httpx.Response(200, json={"id": "1", "name": "x"})

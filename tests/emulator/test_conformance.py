@@ -2,7 +2,7 @@
 against the schemas of Discord's OpenAPI document, and real Discord responses
 (shared/corpus/live_responses) reproduced field for field.
 
-Two documented departures from openapi.json, where FACTS.md (observed
+Two documented departures from openapi.json, where Discord's documentation (observed
 answers) wins: the leaves of a 50035 carry string codes
 (``BASE_TYPE_REQUIRED``), where the document's ``Error.code`` is an integer;
 and a rate limit's 429 body is ``{"message", "retry_after", "global"}``

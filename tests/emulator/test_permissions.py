@@ -1,6 +1,6 @@
 """Permission endpoints in-process: the guild-wide list, get and put one
 command's overwrites, batch edit disabled, and overwrites dropped on delete
-and rename (FACTS.md "Endpoints")."""
+and rename (Discord's "Application Commands" documentation)."""
 
 from __future__ import annotations
 

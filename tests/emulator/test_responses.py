@@ -1,5 +1,4 @@
-"""What responses carry: fields, defaults and key order (FACTS.md "What a GET
-returns"), localizations and the requester's locale; in-process."""
+"""What responses carry: fields, defaults and key order (Discord's application command object), localizations and the requester's locale; in-process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Canonical forms: every default of FACTS.md "What a GET returns", on real responses."""
+"""Canonical forms: every default of Discord's application command object, on real responses."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ COMMAND_FILES: dict[str, Verdict] = {
     "CyberL1__discord-message-bookmarker__commands.json": Verdict(
         "a slash and a message command (no description); contexts [0,1,2]",
         # contexts has PRIVATE_CHANNEL and integration_types is missing: it then follows
-        # the app's install settings, which FACTS.md says cmdsync cannot know.
+        # the app's install settings, which Discord's documentation says cmdsync cannot know.
         may_warn=at("CS307", "/0/contexts/2", "/1/contexts/2")),
     "Deevian__tarkovsky-discord-bot__slash-commands.json": Verdict(
         "one command with five subcommands and a choice list"),

@@ -6,11 +6,11 @@ Each file is validated on its own (all files of one run merge into one
 desired state, and two unrelated bots may both have a ``/ping``).
 
 The table below was decided by reading every file against
-``shared/discord-api/FACTS.md`` ("Validation rules", "Enums", "What a GET
+``shared/discord-api/Discord's documentation`` ("Validation rules", "Enums", "What a GET
 returns"), not by copying what cmdsync prints: a row says whether Discord
 would accept the file as a bulk overwrite body and, where it would not,
 which (rule, JSON pointer) pairs cmdsync must report as errors. Expected
-warnings are listed too; ``may_warn`` holds warnings FACTS.md leaves open
+warnings are listed too; ``may_warn`` holds warnings Discord's documentation leaves open
 (allowed, not required). Unknown keys (CS010) count as errors although
 Discord drops them silently: whatever the author meant by them is lost.
 """
@@ -131,7 +131,7 @@ LIVE = CORPUS / "live_responses"
 
 
 def _expected_live_warnings(commands: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    """Warnings FACTS.md implies for a GET response: read-only and deprecated keys,
+    """Warnings Discord's documentation implies for a GET response: read-only and deprecated keys,
     PRIVATE_CHANNEL without USER_INSTALL."""
     expected = set()
     for i, command in enumerate(commands):

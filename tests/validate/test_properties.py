@@ -9,7 +9,7 @@
   surrogates, right-to-left and zero-width characters) always give at least
   one error diagnostic, and never raise.
 
-The strategies build only what FACTS.md "Validation rules" allows, so a
+The strategies build only what Discord's "Application Commands" documentation allows, so a
 diagnostic on a generated valid command is a false positive of a rule.
 """
 
@@ -33,7 +33,7 @@ from cmdsync.validate import validate_documents
 SETTINGS = settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")), deadline=timedelta(seconds=10),
                     suppress_health_check=[HealthCheck.too_slow])
 
-# Names: lowercase letters of several scripts, digits, - _ ' (FACTS.md name regex).
+# Names: lowercase letters of several scripts, digits, - _ ' (Discord's documentation name regex).
 _NAME_CHARS = st.sampled_from(list("abcdefghijklmnopqrstuvwxyz0123456789-_'")
                               + list("éßøçñüжщяαβγ") + list("日本語한국") + list("नमस्ते")
                               + list("สวัสดี"))
@@ -76,7 +76,7 @@ def leaf_options(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _ordered(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Required options first, names unique (FACTS.md)."""
+    """Required options first, names unique (Discord's documentation)."""
     unique = list({o["name"]: o for o in options}.values())
     # Localized names must differ from the siblings' names and from each other per locale.
     taken = {o["name"] for o in unique}

@@ -11,7 +11,7 @@ state, the credentials present). Like octodns' ``Plan.raise_if_unsafe``,
   ledger (:mod:`cmdsync.apply.ledger`) recorded today (Discord's "Application Commands"
   docs: 200 creates a day per guild);
 - permission overwrites to change without a user's Bearer token (a bot
-  token gets 403 code 20001, FACTS.md "Endpoints").
+  token gets 403 code 20001, Discord's "Application Commands" documentation (endpoints)).
 
 :func:`stale_reasons` compares a plan with live state read again: a saved
 plan, or one reviewed at a prompt, is applied only if nothing changed.

@@ -1,7 +1,6 @@
 """The create ledger: commands cmdsync created, per API, application, scope and UTC day.
 
-Discord allows 200 command creates per guild per day (FACTS.md "Rate
-limits") and answers 30034 past it, possibly halfway through an apply. apply
+Discord allows 200 command creates per guild per day (Discord's "Rate Limits" documentation) and answers 30034 past it, possibly halfway through an apply. apply
 records every create it makes in ``.cmdsync/ledger.json`` under the working
 directory, so that apply can refuse a plan that would go over before its
 first write, and plan can warn as the budget runs low. The file holds only

@@ -1,6 +1,6 @@
 """Which write requests apply makes for a plan: pure, no I/O.
 
-Per scope with command changes (FACTS.md "Endpoints"):
+Per scope with command changes (Discord's "Application Commands" documentation (endpoints)):
 
 - **bulk**: one ``PUT .../commands`` with the complete desired list. Every
   item for an existing command carries its ``id`` (so a rename keeps it,

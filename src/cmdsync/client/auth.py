@@ -1,6 +1,6 @@
 """Credentials from the environment and token files; the client-credentials exchange.
 
-Sources, first found wins (FACTS.md "Endpoints"):
+Sources, first found wins (Discord's "Application Commands" documentation (endpoints)):
 
 - command endpoints: ``--token-file`` / ``DISCORD_BOT_TOKEN_FILE`` /
   ``DISCORD_BOT_TOKEN`` (a bot token, ``Authorization: Bot ...``); else

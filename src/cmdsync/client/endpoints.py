@@ -1,4 +1,4 @@
-"""Typed functions for every Discord call plan and apply make (FACTS.md "Endpoints").
+"""Typed functions for every Discord call plan and apply make (Discord's "Application Commands" documentation (endpoints)).
 
 ``scope`` is ``"global"`` or a guild id (a snowflake string). Each function
 returns Discord's JSON as parsed and raises

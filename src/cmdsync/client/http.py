@@ -12,7 +12,7 @@ called concurrently (``asyncio.gather``). For each request it waits on the
   (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
   ``max_retries`` times. Every request cmdsync sends may be sent twice: GET,
   PUT, PATCH and DELETE are idempotent, and the one POST (create a command)
-  upserts by name and type (FACTS.md "Endpoints"), so a create that reached
+  upserts by name and type (Discord's "Application Commands" documentation (endpoints)), so a create that reached
   Discord and lost its answer is overwritten by its retry (200), not made twice;
 - other 4xx: raises :class:`~cmdsync.errors.ApiError` with Discord's
   code, message and 50035 ``errors``.
@@ -63,7 +63,7 @@ class ClientConfig:
     :mod:`cmdsync.client.ratelimit`). ``concurrency`` bounds requests in
     flight across scopes.
     ``max_retry_after`` is five minutes: Discord's documented 429 asks for
-    64.57 s (FACTS.md "Rate limits"), which is waited out; a daily create
+    64.57 s (Discord's "Rate Limits" documentation), which is waited out; a daily create
     limit (hours, until UTC midnight) is not.
     """
 
@@ -382,7 +382,7 @@ def _retry_after(response: httpx.Response, body: Any) -> tuple[float, bool]:
     return (1.0 if wait is None else max(wait, 0.0)), is_global
 
 
-# What to do about an error, where Discord's message does not say (FACTS.md "Errors").
+# What to do about an error, where Discord's message does not say (Discord's "Opcodes and Status Codes" documentation).
 BEARER_NEEDED = ("editing permission overwrites needs a user's Bearer token with scope "
                  "applications.commands.permissions.update (DISCORD_BEARER_TOKEN or "
                  "--bearer-token-file): a bot token cannot")

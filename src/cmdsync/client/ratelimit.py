@@ -1,4 +1,4 @@
-"""Client-side rate limiting from Discord's headers (FACTS.md "Rate limits").
+"""Client-side rate limiting from Discord's headers (Discord's "Rate Limits" documentation).
 
 Three waits, in this order, before each request:
 

@@ -1,6 +1,6 @@
 """Who may call what: tokens, applications, guilds and scopes.
 
-``Authorization: Bot <token>`` or ``Bearer <token>`` (FACTS.md "Endpoints",
+``Authorization: Bot <token>`` or ``Bearer <token>`` (Discord's "Application Commands" documentation (endpoints),
 "Errors"):
 
 - a missing, malformed, unknown or expired token: 401 code 0;

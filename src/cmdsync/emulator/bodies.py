@@ -18,7 +18,7 @@ application's (as Discord returns them: its "Application Commands" docs).
 Commands as Discord returns them, and the requester's locale.
 
 :func:`command` renders a stored command with the fields, defaults and key
-order of Discord's responses (FACTS.md "What a GET returns", checked against
+order of Discord's responses (Discord's application command object (checked against real responses), checked against
 the real responses in ``shared/corpus/live_responses``): ``id``,
 ``application_id``, ``version``, ``default_member_permissions`` (null or a
 string), ``type``, ``name``, ``description`` ("" on USER and MESSAGE),

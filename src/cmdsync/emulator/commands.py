@@ -2,7 +2,7 @@
 
 Every function works inside one open store transaction (a :class:`Scope`)
 and raises :class:`~cmdsync.emulator.error_replies.ErrorReply` exactly where Discord
-answers with an error (FACTS.md "Endpoints", "Validation rules"):
+answers with an error (Discord's "Application Commands" documentation (endpoints), "Validation rules"):
 
 - bodies are checked with cmdsync's own rules
   (:func:`cmdsync.validate.validate_api_commands`) and refused with 50035;
@@ -40,7 +40,7 @@ class Limits:
     """Service limits: daily creates per scope, the request body size, interaction times.
 
     ``daily_creates_status`` is 400 or 429: Discord has answered 30034 both
-    ways (FACTS.md, unsettled). ``max_body_bytes`` bounds request bodies (413).
+    ways (Discord has answered both ways). ``max_body_bytes`` bounds request bodies (413).
     ``interaction_deadline`` (seconds, Discord's 3) is how long an application
     has to answer an interaction; ``interaction_token_lifetime`` (seconds,
     Discord's 15 minutes) how long its token works for follow-ups (Discord's

@@ -5,7 +5,7 @@ Discord JSON error code and its message, optionally the nested ``errors``
 object of a 50035 (see :mod:`cmdsync.emulator.form_body`) and extra
 headers. ``body()`` is what goes on the wire, e.g.
 ``{"message": "Unknown application command", "code": 10063}``. Codes and
-messages: FACTS.md "Errors"; the messages are Discord's own.
+messages: Discord's "Opcodes and Status Codes" documentation; the messages are Discord's own.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class ErrorReply(Exception):
     """An error response: HTTP status, Discord code, message, optional details.
 
     ``code`` is None only for a rate limit's 429, whose body is
-    ``{"message", "retry_after", "global"}`` (FACTS.md "Rate limits").
+    ``{"message", "retry_after", "global"}`` (Discord's "Rate Limits" documentation).
     ``retry_after`` (seconds) adds ``retry_after`` and ``global`` to the body.
     """
 
@@ -133,7 +133,7 @@ def too_many_commands() -> ErrorReply:
 
 def too_many_daily_creates(limit: int, *, status: int = 400,
                            retry_after: float = 0.0) -> ErrorReply:
-    """30034; Discord has answered it as 400 and as 429 (FACTS.md, unsettled)."""
+    """30034; Discord has answered it as 400 and as 429 (Discord has answered both ways)."""
     message = f"Max number of daily application command creates has been reached ({limit})"
     if status != 429:
         return ErrorReply(status, 30034, message)

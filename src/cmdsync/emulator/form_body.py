@@ -3,7 +3,7 @@
 Discord nests the errors of an Invalid Form Body by key and array index (as
 string keys) down to the failing field, whose leaf is
 ``{"_errors": [{"code": "STRING_CODE", "message": "..."}]}``; whole-request
-errors sit at ``errors._errors`` (FACTS.md "Errors")::
+errors sit at ``errors._errors`` (Discord's "Opcodes and Status Codes" documentation)::
 
     {"options": {"0": {"name": {"_errors": [
         {"code": "APPLICATION_COMMAND_INVALID_NAME", "message": "..."}]}}}}
@@ -22,7 +22,7 @@ from typing import Any
 from cmdsync.manifest.diagnostics import Diagnostic
 
 # Rule id -> Discord's leaf code. Codes seen in real Discord answers: the six
-# FACTS.md lists, MODEL_TYPE_CONVERT, BASE_TYPE_MAX_LENGTH, BASE_TYPE_CHOICES,
+# Discord's documentation lists, MODEL_TYPE_CONVERT, BASE_TYPE_MAX_LENGTH, BASE_TYPE_CHOICES,
 # NUMBER_TYPE_COERCE, APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID. The others
 # (marked *) are the emulator's best guess at Discord's naming.
 LEAF_CODES: Mapping[str, str] = {

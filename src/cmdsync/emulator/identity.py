@@ -10,7 +10,7 @@ Endpoints (openapi.json ``paths``; bodies rendered by
   token's application. ``GET /applications/{application.id}``: that
   application, for its own bot token (else 404 code 10002 / 403 code 20012).
   A Bearer token gets 403 code 20002 "Only bots can use this endpoint"
-  (openapi.json: bot tokens only; the code is Discord's, not in FACTS.md).
+  (openapi.json: bot tokens only; the code is Discord's, not in Discord's documentation).
 - ``PATCH /applications/@me`` (and ``/applications/{application.id}``):
   ``flags`` (a non-negative integer, every bit) and
   ``integration_types_config`` (``{"0": {...} | null, "1": ...}``, one or

@@ -1,6 +1,6 @@
 """``POST /oauth2/token``: the client-credentials grant.
 
-FACTS.md "Endpoints": a form-encoded body
+Discord's "Application Commands" documentation (endpoints): a form-encoded body
 ``grant_type=client_credentials&scope=applications.commands.update`` with
 HTTP Basic ``client_id:client_secret`` (the form fields ``client_id`` and
 ``client_secret`` are accepted too) answers ``{"access_token", "token_type":
@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 from cmdsync.emulator.database import Store, Token
 from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
-TOKEN_LIFETIME = 604800  # seconds (FACTS.md)
+TOKEN_LIFETIME = 604800  # seconds (Discord's documentation)
 GRANTABLE_SCOPES = frozenset({COMMANDS_SCOPE, PERMISSIONS_SCOPE, "applications.commands",
                               "identify", "guilds", "connections", "email"})
 

@@ -1,6 +1,6 @@
 """The permission endpoints: the guild-wide list, and one command's overwrites.
 
-FACTS.md "Endpoints": the guild-wide list holds only commands with overwrites
+Discord's "Application Commands" documentation (endpoints): the guild-wide list holds only commands with overwrites
 in that guild, each ``{"id", "application_id", "guild_id", "permissions"}``;
 an entry whose ``id`` is the application id holds the overwrites for every
 command without its own. GET of a command without overwrites is 404 code

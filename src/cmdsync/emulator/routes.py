@@ -1,6 +1,6 @@
 """The command endpoints, and the table of every Discord route the emulator serves.
 
-Paths and semantics: FACTS.md "Endpoints"; the identity endpoints (``/users/@me``,
+Paths and semantics: Discord's "Application Commands" documentation (endpoints); the identity endpoints (``/users/@me``,
 ``/applications/@me`` ...) are in :mod:`cmdsync.emulator.identity`. Each :class:`Route` names its
 handler, its rate-limit bucket (routes sharing a bucket share a limit; as on
 Discord, listing and bulk-overwriting a scope's commands share one) and

@@ -25,7 +25,7 @@ that default and has its shape::
         integration_types: [guild_install, user_install]   # default [guild_install]
         bot_token: my-bot-token
         client_secret: my-secret
-        entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (FACTS.md)
+        entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (Discord's documentation)
     guilds:
       - id: "555555555555555555"
         name: Test guild
@@ -117,7 +117,7 @@ DEFAULT_SEED: dict[str, Any] = {
 }
 FIXTURE_SECTIONS = ("roles", "members", "channels", "messages")
 FLAG_NAMES = {"embedded": APPLICATION_FLAG_EMBEDDED}
-# The entry point Discord creates for an app with an Activity (FACTS.md).
+# The entry point Discord creates for an app with an Activity (Discord's documentation).
 ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
                "description": "Launch an activity", "handler": 2}
 

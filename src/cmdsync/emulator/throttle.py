@@ -1,6 +1,6 @@
 """Discord-style rate limits: per-route buckets and a global limit per token.
 
-Headers on every counted response (FACTS.md "Rate limits"):
+Headers on every counted response (Discord's "Rate Limits" documentation):
 ``X-RateLimit-Limit``, ``-Remaining``, ``-Reset`` (epoch seconds, fractional),
 ``-Reset-After`` (seconds, fractional) and ``-Bucket`` (an opaque hash shared
 by the routes of one bucket). A 429 adds ``Retry-After`` (whole seconds,

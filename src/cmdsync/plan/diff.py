@@ -11,7 +11,7 @@ does I/O. Per scope the manifest manages (``"global"`` or a guild id):
 - live commands the manifest does not name are deleted when pruning, else
   kept; a live PRIMARY_ENTRY_POINT the manifest does not manage is always
   kept, its body in the plan (a bulk overwrite without it fails with
-  50240, FACTS.md);
+  50240, Discord's documentation);
 - when the live state carries the application, a global command without
   ``integration_types`` defaults to its installation contexts, and the
   rules that need the application (CS601, CS602) are plan errors;
@@ -19,7 +19,7 @@ does I/O. Per scope the manifest manages (``"global"`` or a guild id):
   Discord drops the command's overwrites; the manifest's overwrites for it
   are put again;
 - permission overwrites are compared per command in each guild that lists
-  ``permissions``: the manifest's set replaces the live one (FACTS.md: a PUT
+  ``permissions``: the manifest's set replaces the live one (Discord's documentation: a PUT
   replaces all); with pruning, live sets the manifest does not name are
   cleared.
 
@@ -177,7 +177,7 @@ def _rename_hints(matched: Mapping[str, list[CommandChange]]) -> list[str]:
     """A hint where one delete and one create of a type in a scope look like a rename.
 
     Deleting and creating loses the command's id and its permission
-    overwrites and spends a create (FACTS.md "Endpoints"); the manifest's
+    overwrites and spends a create (Discord's "Application Commands" documentation (endpoints)); the manifest's
     ``id`` turns it into an update in place.
     """
     hints = []
@@ -200,7 +200,7 @@ def _kind(body: Mapping[str, Any]) -> str:
 
 
 def _match_key(command: Mapping[str, Any]) -> tuple[int, Any]:
-    """Type and name; the entry point by type alone (one per application, FACTS.md)."""
+    """Type and name; the entry point by type alone (one per application, Discord's documentation)."""
     kind = _type(command)
     return (kind, None) if kind == CommandType.PRIMARY_ENTRY_POINT else (kind,
                                                                          command.get("name"))

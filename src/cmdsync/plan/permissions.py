@@ -3,7 +3,7 @@
 In each guild whose manifest lists ``permissions``, every key is resolved to
 a command as it will be after apply: a guild command of that name, else a
 global one (``type:name`` picks a type, ``*`` is the application-wide entry
-whose target id is the application id; FACTS.md "Endpoints"). The manifest's
+whose target id is the application id; Discord's "Application Commands" documentation (endpoints)). The manifest's
 overwrites replace the live set when they differ, and always after a rename
 (Discord drops a renamed command's overwrites). With pruning, live sets the
 manifest does not name are cleared, except those of commands the plan

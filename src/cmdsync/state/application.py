@@ -3,10 +3,9 @@
 :func:`app_info` reads the application object Discord returns from ``GET
 /applications/@me`` (``PrivateApplicationResponse`` in openapi.json), or the
 ``application`` of ``GET /oauth2/@me`` (``ApplicationResponse``, for Bearer
-tokens). Two of its fields decide what a manifest may ask for (FACTS.md
-"Validation rules"):
+tokens). Two of its fields decide what a manifest may ask for (Discord's "Application Commands" documentation):
 
-- ``flags``: EMBEDDED (``1 << 17``, FACTS.md "Enums") means the application
+- ``flags``: EMBEDDED (``1 << 17``, Discord's "Application Commands" documentation (its enums)) means the application
   has an Activity, the only kind that may have a PRIMARY_ENTRY_POINT
   command or a ``handler``;
 - ``integration_types_config``: an object keyed by the installation

@@ -2,7 +2,7 @@
 
 :func:`to_manifest` turns a :class:`~cmdsync.state.LiveState` into manifest
 data: enum names instead of integers, ``default_member_permissions`` as
-permission names, no field at its default (FACTS.md "What a GET returns"),
+permission names, no field at its default (Discord's application command object (checked against real responses)),
 ids kept (so renames keep them), response-only keys dropped; per guild its
 commands and its permission sets keyed by command name (``type:name`` when
 names are shared, ``*`` for the application-wide set) with ``everyone`` and

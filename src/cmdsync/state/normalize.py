@@ -1,6 +1,6 @@
 """Canonical forms of application commands: for the API, and for comparing.
 
-Functions carrying Discord's semantics (FACTS.md "What a GET returns"):
+Functions carrying Discord's semantics (Discord's application command object (checked against real responses)):
 
 - :func:`to_api` turns a manifest command (enum names, permission-name lists)
   into the JSON Discord accepts (integers, a decimal permission string).
@@ -41,9 +41,9 @@ RESPONSE_ONLY = frozenset({"id", "application_id", "version", "guild_id", "name_
                            "description_localized", "default_permission"})
 _LIST_ENUMS = {"contexts": InteractionContext, "integration_types": IntegrationType,
                "channel_types": ChannelType}
-# Discord's field for a global command that leaves it unset (FACTS.md).
+# Discord's field for a global command that leaves it unset (Discord's documentation).
 DEFAULT_DM_PERMISSION = True
-# Unsettled: FACTS.md does not say; the emulator fills in APP_HANDLER.
+# Unsettled: Discord's documentation does not say; the emulator fills in APP_HANDLER.
 DEFAULT_HANDLER = int(EntryPointHandler.APP_HANDLER)
 _OPTION_NUMBERS = ("min_value", "max_value", "min_length", "max_length")
 
@@ -52,7 +52,7 @@ def permissions_value(value: Any) -> str | None:
     """``default_member_permissions`` as Discord's decimal string (or None).
 
     Accepts a decimal string, an int, or a list of lowercase permission names
-    (``["manage_guild"]`` -> ``"32"``; FACTS.md "Permission bits").
+    (``["manage_guild"]`` -> ``"32"``; Discord's "Permissions" documentation).
     """
     if value is None:
         return None
@@ -122,7 +122,7 @@ def request_body(command: dict[str, Any], *, keep_id: bool = True) -> dict[str, 
     """What to send for a manifest command: :func:`to_api` minus response-only keys.
 
     ``id`` stays when ``keep_id`` (a bulk overwrite item updates that command
-    in place, FACTS.md "Endpoints"); ``*_localized`` go at every depth.
+    in place, Discord's "Application Commands" documentation (endpoints)); ``*_localized`` go at every depth.
     """
     api = to_api(command)
     body = {k: v for k, v in api.items() if k not in RESPONSE_ONLY or (keep_id and k == "id")}
@@ -145,7 +145,7 @@ def overwrite_to_api(overwrite: dict[str, Any], guild_id: str) -> dict[str, Any]
     """A manifest overwrite as Discord's JSON: constants become ids.
 
     ``everyone`` is the guild id; ``all_channels`` the guild id minus 1
-    (FACTS.md "Overwrite id constants").
+    (Discord's documentation "Overwrite id constants").
     """
     target = overwrite["id"]
     if target == "everyone":

@@ -1,7 +1,7 @@
 """All files of one run must name the same ``application_id``.
 
 A run validates (and later applies) one desired state for one application:
-commands live under ``/applications/{app}/...`` (FACTS.md "Endpoints"), so
+commands live under ``/applications/{app}/...`` (Discord's "Application Commands" documentation (endpoints)), so
 files that name different applications cannot be one state, and applying
 them would split commands between two bots. Each file whose
 ``application_id`` differs from the first file that sets one is an error,

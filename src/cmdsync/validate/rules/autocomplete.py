@@ -1,6 +1,6 @@
 """``autocomplete`` only on STRING, INTEGER and NUMBER options, never with choices.
 
-Discord (FACTS.md "Validation rules"): ``autocomplete`` is valid only on
+Discord (Discord's "Application Commands" documentation): ``autocomplete`` is valid only on
 STRING, INTEGER and NUMBER options and may not be combined with ``choices``;
 Discord rejects both with 50035 (Invalid Form Body). Only
 ``autocomplete: true`` is judged (``false`` is the default). An empty

@@ -1,12 +1,12 @@
 """CHAT_INPUT command names and every option name must match Discord's pattern.
 
-Discord's name rule (FACTS.md "Validation rules"): 1-32 characters from
+Discord's name rule (Discord's "Application Commands" documentation): 1-32 characters from
 ``^[-_'\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$`` (letters and digits of any
 script, ``-``, ``_`` and ``'``; no spaces), and lowercase wherever the letter
 has a lowercase form. Localized names follow the same rule. The service
 rejects other names with 50035 ``APPLICATION_COMMAND_INVALID_NAME``.
 Entry-point commands (PRIMARY_ENTRY_POINT) are not: Discord itself creates
-the default one as "Launch" (FACTS.md "Endpoints"); CS102 checks their length.
+the default one as "Launch" (Discord's "Application Commands" documentation (endpoints)); CS102 checks their length.
 
 Failing::
 

@@ -1,7 +1,7 @@
 """An option has at most 25 choices.
 
 Discord allows at most 25 ``choices`` on a STRING, INTEGER or NUMBER option
-(FACTS.md "Validation rules"); more are rejected with 50035 (Invalid Form
+(Discord's "Application Commands" documentation); more are rejected with 50035 (Invalid Form
 Body). Exactly 25 is fine. For a longer list of values use ``autocomplete``
 instead. Choices on other option types are reported by CS210, not counted
 here.

@@ -1,6 +1,6 @@
 """Choice names are 1-100 characters and choice values have the option's type.
 
-Discord (FACTS.md "Validation rules"): a choice ``name`` (and each localized
+Discord (Discord's "Application Commands" documentation): a choice ``name`` (and each localized
 name) is 1-100 characters; the ``value`` of a STRING option's choice is a
 string of at most 100 characters, of an INTEGER option's an integer, of a
 NUMBER option's a number (an integer or a float). Discord rejects anything

@@ -1,7 +1,7 @@
 """A scope may hold at most 100 CHAT_INPUT, 15 USER and 15 MESSAGE commands.
 
 Discord caps commands per scope (global, or one guild) and per type
-(FACTS.md "Validation rules": 100 CHAT_INPUT, 15 USER, 15 MESSAGE, 1
+(Discord's "Application Commands" documentation: 100 CHAT_INPUT, 15 USER, 15 MESSAGE, 1
 PRIMARY_ENTRY_POINT); a bulk overwrite over a cap fails with 50035 and a
 create with 30032 (maximum number of application commands reached). All
 files of one run are one desired state, so the count spans files. A name

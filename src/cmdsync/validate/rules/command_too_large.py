@@ -3,12 +3,12 @@
 Discord sums, over the command, every option at every depth and every
 choice, the lengths of ``name``, ``description`` and choice ``value``; for a
 field with localizations only its longest version (the default included)
-counts (FACTS.md "Validation rules", "Size"). Over 8000 the service rejects
+counts (Discord's "Application Commands" documentation, "Size"). Over 8000 the service rejects
 the command with 50035 ``APPLICATION_COMMAND_TOO_LARGE``. A choice's
 ``name`` is a name and counts like the others. Lengths are counted in
 Unicode code points. A choice value that is a number counts by the length
 of its decimal text (``str(value)``: ``1000`` counts 4, ``2.5`` counts 3),
-which is how it is written in the JSON body; FACTS.md does not say how
+which is how it is written in the JSON body; Discord's documentation does not say how
 Discord measures numbers.
 
 Failing::

@@ -2,11 +2,11 @@
 
 Context-menu commands (USER and MESSAGE) are named as they appear in the
 right-click menu: any case and spaces are allowed, but the name must be 1-32
-characters, and so must every localized name (FACTS.md "Validation rules").
+characters, and so must every localized name (Discord's "Application Commands" documentation).
 The service rejects other lengths with 50035 ``BASE_TYPE_BAD_LENGTH``.
 Entry points (PRIMARY_ENTRY_POINT) are held to the same rule: Discord
 creates the default one as "Launch", upper case, so the slash-command
-pattern does not apply to them (FACTS.md "Endpoints").
+pattern does not apply to them (Discord's "Application Commands" documentation (endpoints)).
 Slash-command names are checked by CS101.
 
 Failing::

@@ -1,9 +1,8 @@
 """Deprecated command fields should be replaced by their successors.
 
 ``default_permission`` was replaced by ``default_member_permissions`` with
-permissions v2; Discord no longer returns it (FACTS.md "What a GET
-returns"), so a plan can never show whether it took effect. ``dm_permission``
-is deprecated in favour of ``contexts`` (FACTS.md "Enums": interaction
+permissions v2; Discord no longer returns it (Discord's application command object (checked against real responses)), so a plan can never show whether it took effect. ``dm_permission``
+is deprecated in favour of ``contexts`` (Discord's "Application Commands" documentation (its enums): interaction
 contexts GUILD 0, BOT_DM 1, PRIVATE_CHANNEL 2); Discord still returns it on
 global commands, but ``contexts`` is what new clients honour. Both are
 warnings: Discord still accepts them.

@@ -1,7 +1,7 @@
 """USER and MESSAGE commands must not have a description.
 
 Discord does not allow a description when creating a context-menu command
-(USER or MESSAGE) and reads it back as ``""`` (FACTS.md "Validation rules",
+(USER or MESSAGE) and reads it back as ``""`` (Discord's "Application Commands" documentation,
 "What a GET returns"). A non-empty ``description``, or a
 ``description_localizations`` with any entry, is rejected with 50035;
 ``description: ""`` (what a GET returns) and empty or null localizations

@@ -2,9 +2,9 @@
 
 Discord requires a description of 1-100 characters on CHAT_INPUT commands
 and on every option, subcommand and subcommand group, and each localized
-description must be 1-100 characters too (FACTS.md "Validation rules").
+description must be 1-100 characters too (Discord's "Application Commands" documentation).
 The service rejects a missing one with 50035 ``BASE_TYPE_REQUIRED`` and a
-wrong length with ``BASE_TYPE_BAD_LENGTH``. FACTS.md says nothing about
+wrong length with ``BASE_TYPE_BAD_LENGTH``. Discord's documentation says nothing about
 PRIMARY_ENTRY_POINT commands: their description is not required here, but
 when written it is held to the same 100-character limit (as in Discord's
 OpenAPI). USER and MESSAGE commands take no description (CS104).

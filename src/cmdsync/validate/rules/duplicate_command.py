@@ -1,7 +1,6 @@
 """A command name may be declared only once per command type in each scope.
 
-Discord keeps command names unique per type per scope (FACTS.md "Validation
-rules": "Names unique per type per scope"); a bulk overwrite with two
+Discord keeps command names unique per type per scope (Discord's "Application Commands" documentation: "Names unique per type per scope"); a bulk overwrite with two
 commands of one name and type fails with 50035
 ``APPLICATION_COMMANDS_DUPLICATE_NAME``, and a single create overwrites the
 existing command (upsert by name and type). The scope is global or one

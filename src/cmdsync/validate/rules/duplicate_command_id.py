@@ -1,7 +1,7 @@
 """A command ``id`` may be given to only one command.
 
 An ``id`` on a command names the live command it manages: a bulk overwrite
-updates the command with that id in place (FACTS.md "Endpoints": "An item
+updates the command with that id in place (Discord's "Application Commands" documentation (endpoints): "An item
 may carry `id`"). Two commands with one id would both claim the same live
 command; one would overwrite the other. The check spans all files and
 scopes (ids are unique across Discord). The error is on the second command,

@@ -1,7 +1,7 @@
 """Option names are unique within their ``options`` array.
 
 Discord requires the options of one command, subcommand group or subcommand
-to have distinct names (FACTS.md "Validation rules"); a repeated name is
+to have distinct names (Discord's "Application Commands" documentation); a repeated name is
 rejected with 50035 (Invalid Form Body). The same name in different arrays
 (two subcommands that both take ``user``) is fine. Localized names are
 checked by CS204.

@@ -1,7 +1,7 @@
 """An application has at most one entry point, declared globally; only it has a ``handler``.
 
 Discord allows one PRIMARY_ENTRY_POINT command per application, global only
-(FACTS.md "Validation rules": "1 PRIMARY_ENTRY_POINT (global only)"), and
+(Discord's "Application Commands" documentation: "1 PRIMARY_ENTRY_POINT (global only)"), and
 ``handler`` only on PRIMARY_ENTRY_POINT commands ("`handler` only on
 PRIMARY_ENTRY_POINT, only for apps with EMBEDDED"); the service rejects the
 others. This rule owns the entry-point cap, so CS302 does not

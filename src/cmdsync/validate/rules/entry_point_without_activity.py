@@ -2,7 +2,7 @@
 
 A PRIMARY_ENTRY_POINT command launches the application's Activity, so
 Discord accepts one, and its ``handler``, only from an application with the
-EMBEDDED flag (``1 << 17``; FACTS.md "Validation rules": "`handler` only on
+EMBEDDED flag (``1 << 17``; Discord's "Application Commands" documentation: "`handler` only on
 PRIMARY_ENTRY_POINT, only for apps with EMBEDDED"; "Enums"). Whether the
 application has it is in ``flags`` of ``GET /applications/@me``: it is set
 by enabling Activities in the Developer Portal, which also creates the

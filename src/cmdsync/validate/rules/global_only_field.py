@@ -1,7 +1,6 @@
 """``contexts``, ``integration_types`` and ``dm_permission`` do nothing on a guild command.
 
-These three fields apply to global commands only (FACTS.md "Validation
-rules": "`contexts`, `integration_types`, `dm_permission`: global commands
+These three fields apply to global commands only (Discord's "Application Commands" documentation: "`contexts`, `integration_types`, `dm_permission`: global commands
 only"); on a guild command Discord accepts and ignores them, so the manifest
 promises a restriction that is not there. This is a warning. ``null`` is
 not reported (it is the default). ``contexts`` that list BOT_DM are CS306's

@@ -1,7 +1,7 @@
 """A guild command cannot be offered in DMs with the bot (``contexts`` without BOT_DM).
 
 A guild command exists only in its guild: guild commands never get the
-BOT_DM interaction context (FACTS.md "Validation rules": "guild commands
+BOT_DM interaction context (Discord's "Application Commands" documentation: "guild commands
 never get BOT_DM"; contexts GUILD 0, BOT_DM 1, PRIVATE_CHANNEL 2). A guild
 command whose ``contexts`` lists BOT_DM asks for something Discord will not
 do, so this is an error (CS305, which warns about ``contexts`` on guild

@@ -3,7 +3,7 @@
 ``name_localizations`` and ``description_localizations`` (on commands,
 options and choices) are keyed by one of Discord's 32 locales, written
 exactly as Discord spells them: ``fr``, ``en-US``, ``pt-BR``, ``es-419``...
-(FACTS.md "Enums", "Locales"). Discord rejects other keys with 50035, and
+(Discord's "Application Commands" documentation (its enums), "Locales"). Discord rejects other keys with 50035, and
 the codes are case-sensitive (``en-us`` is not a locale). Discord's OpenAPI
 also lists ``ar`` and ``he``, which its documentation does not: that is
 unsettled, so those two are a warning, not an error.

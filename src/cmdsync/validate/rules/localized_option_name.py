@@ -1,6 +1,6 @@
 """Localized option names are distinct per locale, and from the siblings' names.
 
-Discord (FACTS.md "Validation rules"): within one ``options`` array, the
+Discord (Discord's "Application Commands" documentation): within one ``options`` array, the
 localized names of one locale must differ from each other and from the
 default names of the other options; otherwise 50035 (Invalid Form Body). A
 localized name equal to the option's own default name is fine. Duplicate

@@ -1,6 +1,6 @@
 """Options nest as command -> subcommands, or command -> groups -> subcommands.
 
-Discord's nesting rules (FACTS.md "Validation rules"): a command's options
+Discord's nesting rules (Discord's "Application Commands" documentation): a command's options
 are either plain options (STRING, USER, ...) or subcommands and subcommand
 groups, never both at one level; a SUB_COMMAND_GROUP holds only
 SUB_COMMANDs; a SUB_COMMAND holds only plain options; groups exist only at

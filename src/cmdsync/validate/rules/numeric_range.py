@@ -1,6 +1,6 @@
 """Numbers are within Discord's ranges, and minimums do not exceed maximums.
 
-Discord (FACTS.md "Validation rules"): INTEGER choice values, ``min_value``
+Discord (Discord's "Application Commands" documentation): INTEGER choice values, ``min_value``
 and ``max_value`` are whole numbers within +-(2^53-1) (JavaScript's safe
 integers); NUMBER ones are within +-2^53; ``min_length`` is 0-6000 and
 ``max_length`` 1-6000 on STRING options. ``min_value`` may not exceed

@@ -1,8 +1,7 @@
 """A command, subcommand or subcommand group has at most 25 options.
 
 Discord allows at most 25 options in each ``options`` array: the command's
-own, each subcommand group's and each subcommand's (FACTS.md "Validation
-rules"). A longer array is rejected with 50035 (Invalid Form Body). Exactly
+own, each subcommand group's and each subcommand's (Discord's "Application Commands" documentation). A longer array is rejected with 50035 (Invalid Form Body). Exactly
 25 is fine.
 
 Failing::

@@ -1,7 +1,7 @@
 """A command may have at most 100 permission overwrites in one guild.
 
 Setting a command's permissions replaces all its overwrites in that guild
-with a list of at most 100 (FACTS.md "Endpoints": PUT
+with a list of at most 100 (Discord's "Application Commands" documentation (endpoints): PUT
 ``.../commands/{cmd}/permissions``, "at most 100"); Discord rejects a
 longer list. The application-wide entry ``"*"`` is one such list
 too. Rather than listing many users, allow or deny a role or a channel.

@@ -1,7 +1,7 @@
 """An overwrite ``id`` is a snowflake or a constant matching its type, once per list.
 
 An overwrite allows or denies a role (type 1), a user (2) or a channel (3)
-by its snowflake id (FACTS.md "Endpoints": overwrite types ROLE 1, USER 2,
+by its snowflake id (Discord's "Application Commands" documentation (endpoints): overwrite types ROLE 1, USER 2,
 CHANNEL 3). Two ids are constants: the guild id is the @everyone role and
 the guild id minus 1 means all channels. cmdsync lets you write them as
 ``everyone`` and ``all_channels``; since they name a role and a set of
@@ -9,7 +9,7 @@ channels, ``everyone`` (or the guild id) is an error with any type but
 ``role``, and ``all_channels`` (or the guild id minus 1) with any type but
 ``channel``. Any other id must be a snowflake, a string of 17-20 digits
 (see CS501). Two overwrites with the same type and id in one list repeat
-or contradict each other (FACTS.md does not say which one Discord would
+or contradict each other (Discord's documentation does not say which one Discord would
 keep): an error at the second, with the first as the related location;
 ``everyone`` and the guild id are the same id. Ids still holding a
 ``${VAR}`` placeholder were reported by CS004 and are skipped.

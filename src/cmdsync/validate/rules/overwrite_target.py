@@ -1,13 +1,13 @@
 """Each ``permissions`` key must name a command that exists, unambiguously and once.
 
-Overwrites are set per command (FACTS.md "Endpoints"): a key of a guild's
+Overwrites are set per command (Discord's "Application Commands" documentation (endpoints)): a key of a guild's
 ``permissions`` names a guild command of that guild, else a global command;
 a guild command wins over a global one of the same name. When several types
 share the name in that scope (a ``ping`` slash command and a ``ping`` user
 command), a bare name is ambiguous: write ``type:name`` (``chat_input:ping``,
 ``user:ping``, ``message:Report message``, ``primary_entry_point:launch``).
 ``"*"`` is the application-wide entry, which holds the overwrites of every
-command without its own (FACTS.md: the entry whose id is the application
+command without its own (Discord's documentation: the entry whose id is the application
 id). Global commands declared in another file of the same run count. Two
 keys of one guild that name the same command (``ping`` and
 ``chat_input:ping``, or one key in two files) are an error at the second:

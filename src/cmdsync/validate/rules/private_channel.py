@@ -1,7 +1,7 @@
 """``contexts`` with PRIVATE_CHANNEL needs USER_INSTALL in ``integration_types``.
 
 The PRIVATE_CHANNEL context (group DMs and DMs other than with the bot) only
-means something for a user-installed app (FACTS.md "Validation rules":
+means something for a user-installed app (Discord's "Application Commands" documentation:
 "PRIVATE_CHANNEL only means something with USER_INSTALL"). A global command
 whose ``integration_types`` is a list without USER_INSTALL (1,
 ``user_install``) will never appear there. Discord accepts it, so this is a

@@ -2,7 +2,7 @@
 
 A ``.json`` file holding a bare array of commands is Discord's wire format:
 it is what a deploy script sends to a bulk overwrite as it stands, and
-Discord's API accepts only integers for enum fields (FACTS.md "Enums":
+Discord's API accepts only integers for enum fields (Discord's "Application Commands" documentation (its enums):
 command type, option type, channel type, interaction context, integration
 type, entry-point handler). YAML manifests and JSON manifest objects may use
 the lowercase names (``string``, ``chat_input``, ``bot_dm``) because cmdsync

@@ -1,7 +1,7 @@
 """Subcommands and subcommand groups are never ``required``.
 
 Discord documents ``required`` for every option type but SUB_COMMAND and
-SUB_COMMAND_GROUP (FACTS.md "Validation rules"); ``required: true`` on one
+SUB_COMMAND_GROUP (Discord's "Application Commands" documentation); ``required: true`` on one
 is rejected with 400 Bad Request (reported by twilight and discord.js, which
 removed the field from their subcommand types). The user always picks
 exactly one subcommand, so there is nothing to require. ``required: false``

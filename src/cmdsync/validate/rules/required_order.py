@@ -1,6 +1,6 @@
 """Required options come before optional ones, in every ``options`` array.
 
-Discord (FACTS.md "Validation rules") rejects an option with
+Discord (Discord's "Application Commands" documentation) rejects an option with
 ``required: true`` placed after an optional one with 50035
 ``APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID`` ("Required options must be
 placed before non-required options"). The rule applies to the command's own

@@ -3,7 +3,7 @@
 Discord returns ``id``, ``application_id``, ``version`` and, for guild
 commands, ``guild_id`` on every command, and ``name_localized`` /
 ``description_localized`` on commands, options and choices when the
-requester's locale has an entry (FACTS.md "What a GET returns"). They are
+requester's locale has an entry (Discord's application command object (checked against real responses)). They are
 read-only: Discord sets them and silently ignores them on create, edit and
 bulk overwrite, so writing them (often by pasting a GET response) changes
 nothing and hides what the manifest really controls. ``id`` is not one of

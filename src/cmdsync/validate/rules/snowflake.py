@@ -1,7 +1,7 @@
 """Application ids, guild ids and command ids must be Discord snowflakes.
 
 Discord ids are snowflakes: 64-bit integers sent as strings of decimal
-digits (FACTS.md, "Snowflakes are strings"). Every id Discord has issued
+digits (Discord's documentation, "Snowflakes are strings"). Every id Discord has issued
 since 2015 has 17 to 20 digits, so cmdsync accepts exactly that (and no
 value above 2^64-1). This rule checks the manifest's ``application_id``, each
 key of ``guilds`` and each command's ``id``; overwrite ids are CS403's. A

@@ -1,6 +1,6 @@
 """Type-specific option fields appear only on the option types they belong to.
 
-Discord (FACTS.md "Validation rules"): ``choices`` only on STRING, INTEGER
+Discord (Discord's "Application Commands" documentation): ``choices`` only on STRING, INTEGER
 and NUMBER options; ``min_value``/``max_value`` only on INTEGER and NUMBER;
 ``min_length``/``max_length`` only on STRING; ``channel_types`` only on
 CHANNEL. Discord rejects the others with 50035 (Invalid Form Body). An

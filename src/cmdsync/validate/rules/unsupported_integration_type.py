@@ -2,7 +2,7 @@
 
 Discord refuses a command whose ``integration_types`` the application does
 not support, with the message "A command's integration_types must already be
-supported at application level" (FACTS.md "Validation rules": "Command
+supported at application level" (Discord's "Application Commands" documentation: "Command
 `integration_types` must be supported by the app"). The application supports
 the contexts its Developer Portal "Installation" page enables: the keys of
 ``integration_types_config`` in ``GET /applications/@me`` (openapi.json
