@@ -67,10 +67,14 @@ def _root(
                                           help="Show the version and exit.")] = False,
     no_color: Annotated[bool, typer.Option(
         "--no-color", help="Never colour the output (as NO_COLOR=1 does).")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print results and problems only: no summary line when "
+        "validation finds nothing, no 'Wrote FILE' or next steps.")] = False,
 ) -> None:
     """Declarative Discord application commands: validate, plan and apply."""
     if no_color:
         os.environ["NO_COLOR"] = "1"  # read by render.console.use_colour
+    console.QUIET = quiet
 
 
 @app.command()
@@ -136,6 +140,8 @@ def _report(result: Any, output: OutputFormat | None) -> int:
         console.out(render.to_json(result))
     elif chosen is OutputFormat.github:
         console.out(render.to_github(result))
+    elif console.QUIET:  # the diagnostics alone, as ruff --quiet
+        console.out("".join(line + "\n" for line, diag in render.text_lines(result) if diag))
     else:
         console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
     if result.unreadable:
@@ -188,8 +194,8 @@ def init(
     for path, text in files.items():
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         write_file(path, text, what="the starter file", overwrite=force)
-        console.out(f"Wrote {path}\n")
-    console.out("\nNext: edit discord/commands.yaml, then `cmdsync validate` and "
+        console.info(f"Wrote {path}\n")
+    console.info("\nNext: edit discord/commands.yaml, then `cmdsync validate` and "
                 "`cmdsync plan` (set DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN, or try "
                 "`cmdsync plan --local`).\n")
     return EXIT_OK
@@ -212,7 +218,7 @@ def schema(
     from cmdsync.manifest.files import write_file
 
     write_file(output_file, dumps(), what="the schema", overwrite=force)
-    console.err(f"Wrote {output_file}.\n")
+    console.info(f"Wrote {output_file}.\n")
     return EXIT_OK
 
 
@@ -393,7 +399,8 @@ def plan(
 
         save_plan(result, out, api_url=run.api_url)
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
-        (console.err if output is PlanFormat.json else console.out)(message)
+        if not console.QUIET:
+            (console.err if output is PlanFormat.json else console.out)(message)
     return EXIT_CHANGES if detailed_exitcode and result.has_changes else EXIT_OK
 
 
@@ -463,7 +470,7 @@ def _write_manifest(text: str, output_file: str | None, *, force: bool) -> int:
     from cmdsync.manifest.files import write_file
 
     write_file(output_file, text, what="the manifest", overwrite=force)
-    console.err(f"Wrote {output_file}.\n")
+    console.info(f"Wrote {output_file}.\n")
     return EXIT_OK
 
 

@@ -114,8 +114,8 @@ def test_init_starts_a_project_that_validates_and_plans(
         capsys: pytest.CaptureFixture[str]) -> None:
     clean_environment(monkeypatch)
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(capsys, "init")
-    assert code == 0 and "Wrote ./cmdsync.toml\n" in out
+    code, _, err = run(capsys, "init")
+    assert code == 0 and "Wrote ./cmdsync.toml\n" in err
     manifest = (tmp_path / "discord" / "commands.yaml").read_text(encoding="utf-8")
     assert manifest.startswith("# yaml-language-server: $schema=../cmdsync.schema.json\n")
     assert (tmp_path / "cmdsync.schema.json").exists()
@@ -124,3 +124,14 @@ def test_init_starts_a_project_that_validates_and_plans(
     assert run(capsys, "plan", "--local")[0] == 0
     code, _, err = run(capsys, "init")
     assert code == 2 and "exists: pass --force" in err
+
+
+def test_quiet_prints_results_and_problems_only(project: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--quiet", "validate") == (0, "", "")
+    (project / "discord" / "dev.yaml").write_text(MANIFEST.replace("debug", "Debug"),
+                                                  encoding="utf-8")
+    code, out, _ = run(capsys, "-q", "validate")
+    assert code == 1 and out.startswith("discord/dev.yaml:4:16: CS101 ")
+    assert "Found" not in out  # no summary line
+    assert run(capsys, "-q", "schema", "--output", "s.json") == (0, "", "")

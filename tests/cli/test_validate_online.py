@@ -103,3 +103,29 @@ def test_online_with_client_credentials_and_another_application_named(
                             cwd=str(tmp_path))
     assert clean.notes == ((f"the manifests name application 999999999999999999, but the "
                             f"credentials belong to application {APP}: checked against {APP}"),)
+
+
+def test_the_readme_cs601_example_prints_what_it_shows(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """README's example, against a served emulator as it says (not --local)."""
+    from cmdsync.emulator import create_app, new_emulator
+    from cmdsync.emulator.server import BackgroundServer
+    from tests.support.cli import clean_environment, run
+    from tests.support.paths import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ cat ping.yaml\n", 1)[1].split("```", 1)[0]
+    manifest, rest = block.split("$ cmdsync validate ping.yaml\n", 1)
+    offline, rest = rest.split("$ cmdsync emulator &", 1)
+    online = rest.split("\n", 2)[2]
+    clean_environment(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ping.yaml").write_text(manifest, encoding="utf-8")
+    assert run(capsys, "validate", "ping.yaml") == (0, offline, "")
+    with BackgroundServer(create_app(new_emulator())) as base:
+        monkeypatch.setenv("DISCORD_BOT_TOKEN", "emulator-bot-token")
+        code, out, _ = run(capsys, "validate", "--online", "--api-url", f"{base}/api/v10",
+                           "ping.yaml")
+    assert (code, out) == (1, online)

@@ -75,6 +75,16 @@ def rich(renderable: Any, stream: IO[str] | None = None) -> None:
     write(stream or sys.stdout, captured.get())
 
 
+QUIET = False  # --quiet: results and problems only (set by the CLI)
+
+
+def info(text: str) -> None:
+    """Write ``text`` to standard error unless ``--quiet``: what was written where, what to
+    do next; never a result, a warning or an error."""
+    if not QUIET:
+        err(text)
+
+
 def warn(message: str) -> None:
     """``warning: <message>`` on standard error."""
     err(f"warning: {message}\n")
