@@ -98,9 +98,12 @@ def _frames(stream: IO[bytes], inbox: queue.Queue[Any]) -> None:
         inbox.put(json.loads(stream.read(length)))
 
 
-def language_server_diagnostics(server: list[str], document: Path, timeout: float = 60
+def language_server_diagnostics(server: list[str], document: Path, timeout: float = 60,
+                                complete_at: tuple[int, int] | None = None
                                 ) -> list[dict[str, Any]]:
-    """What the server publishes for ``document`` once opened, as an editor sees it."""
+    """What the server publishes for ``document`` once opened, as an editor sees it; with
+    ``complete_at`` (0-based line and character), the completion items offered there
+    instead (what an editor lists as you type a key)."""
     settings = {"validate": True, "schemaStore": {"enable": False},
                 "kubernetesCRDStore": {"enable": False}}
     process = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -139,7 +142,16 @@ def language_server_diagnostics(server: list[str], document: Path, timeout: floa
                 opened = True
             elif message.get("method") == "textDocument/publishDiagnostics" \
                     and message["params"]["uri"] == uri:
-                return list(message["params"]["diagnostics"])  # one publish per open
+                if complete_at is None:
+                    return list(message["params"]["diagnostics"])  # one publish per open
+                line, character = complete_at
+                send({"id": 2, "method": "textDocument/completion", "params": {
+                    "textDocument": {"uri": uri},
+                    "position": {"line": line, "character": character}}})
+            elif message.get("id") == 2 and "result" in message:
+                result = message["result"] or {}
+                return list(result.get("items", result) if isinstance(result, dict)
+                            else result)
         raise TimeoutError("the language server published no diagnostics")
     finally:
         process.kill()
@@ -168,3 +180,25 @@ def test_the_yaml_language_server_flags_what_discord_refuses(
         (7, "String is longer than the maximum length of 0."),  # a USER command's description
         (11, "Array has too many items. Expected 25 or fewer.")}
     assert language_server_diagnostics(yaml_language_server, folder / "good.yaml") == []
+
+
+COMPLETE = """\
+# yaml-language-server: $schema=cmdsync.schema.json
+commands:
+  - name: ping
+    description: Check the bot is alive
+    
+"""
+
+
+@pytest.mark.slow
+def test_the_yaml_language_server_offers_no_response_only_key(
+        tmp_path: Path, yaml_language_server: list[str]) -> None:
+    (tmp_path / "cmdsync.schema.json").write_text(dumps(), encoding="utf-8")
+    (tmp_path / "complete.yaml").write_text(COMPLETE, encoding="utf-8")
+    items = language_server_diagnostics(yaml_language_server, tmp_path / "complete.yaml",
+                                        complete_at=(4, 4))
+    offered = {item["label"] for item in items}
+    assert {"options", "default_member_permissions", "contexts", "nsfw"} <= offered
+    assert not offered & {"version", "application_id", "guild_id", "name_localized",
+                          "description_localized", "default_permission"}
