@@ -28,6 +28,8 @@ from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, GUILD, USER_ID, http_client
 from tests.support.paths import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it
+
 if sys.version_info < (3, 11):
     pytest.skip("hikari needs Python 3.11 or newer", allow_module_level=True)
 hikari = pytest.importorskip("hikari", reason="hikari[server] is not installed")

@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.processes import cmdsync
 
+pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it
+
 GOOD = """\
 commands:
   - {name: ping, description: Check the bot is alive}

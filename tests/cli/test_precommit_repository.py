@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]
 
 COMPOSE = """\
 services:

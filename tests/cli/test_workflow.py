@@ -20,6 +20,8 @@ from cmdsync.emulator.seed import APPLICATION_ID, BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
 from tests.support import paths
 
+pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it
+
 ACTION = paths.ROOT / "action.yml"
 WORKFLOW = paths.ROOT / "examples" / ".github" / "workflows" / "cmdsync.yml"
 BIN = Path(sys.executable).parent  # cmdsync, jactionlint and shellcheck of this environment

@@ -36,6 +36,8 @@ from tests.support.emulator import (
     http_client,
 )
 
+pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it
+
 Answer = Callable[[dict[str, Any]], tuple[int, Any]]
 
 
