@@ -7,7 +7,8 @@
         --endpoint http://127.0.0.1:8000/ --guild 222222222222222222 '/ping'
 
 The bot reads DISCORD_BOT_TOKEN, DISCORD_PUBLIC_KEY (the application's
-verify_key), DISCORD_API_URL (its REST base: the emulator's) and PORT.
+verify_key), DISCORD_API_URL (its REST base: the emulator's; default
+CMDSYNC_API_URL, else http://127.0.0.1:8787/api/v10) and PORT.
 """
 
 from __future__ import annotations
@@ -70,5 +71,6 @@ def build_bot(token: str, public_key: str, rest_url: str) -> hikari.RESTBot:
 
 if __name__ == "__main__":
     build_bot(os.environ["DISCORD_BOT_TOKEN"], os.environ["DISCORD_PUBLIC_KEY"],
-              os.environ.get("DISCORD_API_URL", "http://127.0.0.1:8787/api/v10"),
+              os.environ.get("DISCORD_API_URL") or os.environ.get(
+                  "CMDSYNC_API_URL", "http://127.0.0.1:8787/api/v10"),
               ).run(port=int(os.environ.get("PORT", "8000")), check_for_updates=False)
