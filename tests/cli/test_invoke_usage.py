@@ -100,6 +100,7 @@ def deferring() -> Iterator[str]:
         yield f"{base}/api/v10"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_waiting_keeps_what_arrived(deferring: str) -> None:
     async def interrupted(seconds: float) -> None:
         raise KeyboardInterrupt
@@ -111,6 +112,7 @@ def test_ctrl_c_while_waiting_keeps_what_arrived(deferring: str) -> None:
     assert [m["flags"] & 128 for m in result.exchange["messages"]] == [128]
 
 
+@pytest.mark.slow
 def test_waiting_ends_at_the_deadline_of_an_injected_clock(deferring: str) -> None:
     now = [0.0]
     slept: list[float] = []

@@ -65,6 +65,7 @@ def test_the_shipped_schema_is_what_cmdsync_schema_prints(
     assert run(capsys, "schema", "--output", str(target), "--force")[0] == 0
 
 
+@pytest.mark.slow
 def test_check_jsonschema_flags_what_discord_refuses(folder: Path) -> None:
     def check(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "check_jsonschema", *args], cwd=folder,
