@@ -114,7 +114,7 @@ def validate(
         paths = hook_paths(paths or [], find_config())
         if not paths:
             return EXIT_OK  # no manifest among the files committed
-    paths, env = _project(paths, env_name)
+    paths, env, root = _project(paths, env_name)
     for rule_id in [*(select or []), *(ignore or [])]:
         _check_rule_prefix(rule_id)
     if not online and (api_url or local or token_file or client_secret_file):
@@ -123,7 +123,7 @@ def validate(
                              client_secret_file=client_secret_file,
                              bearer_token_file=None) if online else None
     checked = run_validate(paths, select=select or (), ignore=ignore or (),
-                           connection=connection, env=env)
+                           connection=connection, env=env, cwd=root)
     result = checked.validation
     for note in checked.notes:
         console.warn(note)
@@ -184,8 +184,13 @@ def init(
     schema; then `cmdsync validate` and `cmdsync plan` need no paths."""
     from cmdsync.errors import UsageError
     from cmdsync.manifest.files import write_file
-    from cmdsync.runners.project import init_files
+    from cmdsync.runners.project import find_config, init_files
 
+    parent = find_config(directory)
+    if parent is not None and os.path.dirname(os.path.abspath(parent.path)) != \
+            os.path.abspath(directory) and not force:
+        raise UsageError(f"{parent.path} already configures a project above {directory}: run "
+                         "init there, or pass --force to start a separate project here")
     files = {os.path.join(directory, name): text for name, text in init_files().items()}
     existing = [path for path in files if os.path.lexists(path)]
     if existing and not force:
@@ -298,13 +303,17 @@ EnvOption = Annotated[str | None, typer.Option(
     "variables); default: its default_environment.", metavar="NAME", show_default=False)]
 
 
-def _project(paths: list[str] | None, env_name: str | None) -> tuple[list[str], Any]:
-    """The manifest paths (given, else the configuration's) and the environment mapping
-    with the selected environment's variables (flag > environment > file)."""
+def _project(paths: list[str] | None, env_name: str | None
+             ) -> tuple[list[str], Any, str | None]:
+    """The manifest paths (given, else the configuration's), the environment mapping
+    with the selected environment's variables (flag > environment > file), and where
+    ``.cmdsync/`` lives: the project's root when there is a configuration (else None:
+    the working directory), so a command run from a subfolder shares its state."""
     from cmdsync.runners.project import environment_for, find_config, resolve_paths
 
     project = find_config()
-    return resolve_paths(paths, project), environment_for(project, env_name, os.environ)
+    return (resolve_paths(paths, project), environment_for(project, env_name, os.environ),
+            project.root if project is not None else None)
 
 
 OutputFileOption = Annotated[str | None, typer.Option(
@@ -369,9 +378,9 @@ def plan(
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
-    paths, env = _project(paths, env_name)
+    paths, env, root = _project(paths, env_name)
     run = plan_paths(paths, connection=connection, application_id=application_id,
-                     prune=not no_prune, env=env)
+                     prune=not no_prune, env=env, cwd=root)
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
         if output is PlanFormat.github:
@@ -381,6 +390,10 @@ def plan(
             else EXIT_FAILURE
         if output is PlanFormat.json:
             console.out(render_diagnostics.failure_json(None, code, run.validation))
+        elif output is PlanFormat.github:
+            _step_summary("### cmdsync plan\n\n**Failed:** the manifests do not validate: "
+                          f"{render_diagnostics.summary(run.validation)}\n\n```\n"
+                          f"{render_diagnostics.to_text(run.validation)}```\n")
         return code
     result = run.plan
     if output is PlanFormat.json:
@@ -427,7 +440,8 @@ def pull(
     """Write the live commands and overwrites as a manifest (plan on it: no changes)."""
     from cmdsync.runners.project import environment_for, find_config
 
-    env = environment_for(find_config(), env_name, os.environ)
+    project = find_config()
+    env = environment_for(project, env_name, os.environ)
     from cmdsync.runners.pull import pull_application
 
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
@@ -435,7 +449,8 @@ def pull(
                              bearer_token_file=bearer_token_file)
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
                                       application_id=application_id, env=env,
-                                      output=output_file, as_json=output is PlanFormat.json)
+                                      output=output_file, as_json=output is PlanFormat.json,
+                                      cwd=project.root if project is not None else None)
     for warning in warnings:
         console.warn(warning)
     return _write_manifest(text, output_file, force=force)
@@ -558,15 +573,16 @@ def apply(
                              bearer_token_file=bearer_token_file)
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
                            application_id)
-    paths, env = _project(paths, env_name)
+    paths, env, root = _project(paths, env_name)
     saved = saved_plan_path(paths)
     hooks = TerminalHooks(json_output=output is PlanFormat.json,
                           progress=sys.stderr.isatty())
     if saved is not None:
         run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
-                          env=env)
+                          env=env, cwd=root)
     else:
         run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
+                          cwd=root,
                           interactive=not auto_approve, can_ask=_stdin_is_terminal())
     return _apply_exit(run, output=output)
 
@@ -763,6 +779,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()  # type: ignore[attr-defined]
         code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
         _json_failure(args, exc.format_message(), code)  # type: ignore[attr-defined]
+        _github_failure(args, exc.format_message())  # type: ignore[attr-defined]
     except (typer.Abort, KeyboardInterrupt):
         console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
@@ -773,6 +790,7 @@ def main(argv: list[str] | None = None) -> None:
         console.err(f"error: {exc}\n")
         code = EXIT_FAILURE if detailed else exc.exit_code
         _json_failure(args, str(exc), code)
+        _github_failure(args, str(exc))
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback
@@ -790,6 +808,25 @@ def main(argv: list[str] | None = None) -> None:
 
 
 JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke")
+
+
+def _github_failure(args: list[str], message: str) -> None:
+    """With ``--format github`` (or inside GitHub Actions), a plan or apply that failed
+    before its result still leaves an ``::error`` annotation and a job-summary section."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command not in ("plan", "diff", "apply"):
+        return
+    pairs = list(itertools.pairwise(args))
+    chosen = next((b for a, b in pairs if a in ("--format", "-f")), None) or next(
+        (a.split("=", 1)[1] for a in args if a.startswith("--format=")), None)
+    if chosen != "github" and not (chosen is None
+                                   and os.environ.get("GITHUB_ACTIONS") == "true"):
+        return
+    from cmdsync.render.diagnostics import annotation
+
+    verb = "plan" if command == "diff" else command
+    console.out(annotation("error", message, title=f"cmdsync {verb}") + "\n")
+    _step_summary(f"### cmdsync {verb}\n\n**Failed:** {message}\n")
 
 
 def _json_failure(args: list[str], message: str, code: int) -> None:

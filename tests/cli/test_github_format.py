@@ -98,3 +98,28 @@ def test_apply_annotates_what_failed_and_what_is_unknown() -> None:
         ('::error file=bot.yaml,line=2,col=5,title=cmdsync apply::command "ping" (global): '
         "failed"),
         '::warning title=cmdsync apply::command "echo" (global): unknown']
+
+
+def test_a_failure_before_the_plan_is_an_annotation_and_a_summary(
+        workspace: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISCORD_APPLICATION_ID", "123456789012345678")
+    code, out, _ = run(capsys, "plan", "bot.yaml")  # no credentials (a fork's pull request)
+    assert code == 1
+    assert out.startswith("::error title=cmdsync plan::no credentials: set DISCORD_BOT_TOKEN")
+    summary = (workspace / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("### cmdsync plan\n\n**Failed:** no credentials")
+
+
+def test_names_cannot_break_out_of_their_line() -> None:
+    from cmdsync.plan import Action, CommandChange, FieldChange, Plan, ScopePlan
+    from cmdsync.render.plan import to_markdown, to_text
+
+    change = CommandChange(Action.UPDATE, "global", 1, "pick", id="1", changes=(FieldChange(
+        "options[x].choices[c\n::error title=fake::injected ```\n# HEADING].value", "v", "w"),))
+    plan = Plan("1", (ScopePlan("global", (change,)),))
+    text = to_text(plan)
+    assert "\n::error" not in text and "\n# HEADING" not in text
+    assert "choices[c\\n::error title=fake::injected ```\\n# HEADING].value" in text
+    markdown = to_markdown(plan)
+    assert "\n````diff\n" in markdown and markdown.endswith("\n````\n")  # a longer fence

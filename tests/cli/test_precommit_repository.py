@@ -130,3 +130,15 @@ def test_a_duplicate_across_files_committed_in_two_steps(repo: Path) -> None:
     assert done.returncode == 1, output
     # the duplicate across files, though ping.yaml was committed before
     assert "CS3" in output and "discord/more.yaml:2:11" in output and "ping.yaml" in output
+
+
+def test_with_a_configuration_untracked_files_are_not_read(repo: Path) -> None:
+    (repo / "cmdsync.toml").write_text('manifests = ["discord/"]\n', encoding="utf-8")
+    (repo / "discord" / "ping.yaml").write_text(PING, encoding="utf-8")
+    (repo / "discord" / "scratch.yaml").write_text(BAD, encoding="utf-8")  # never added
+    done = commit(repo, ".pre-commit-config.yaml", "cmdsync.toml", "discord/ping.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (repo / "discord" / "more.yaml").write_text(PING_AGAIN, encoding="utf-8")
+    done = commit(repo, "discord/more.yaml")  # the configured set holds ping.yaml too
+    assert done.returncode == 1 and "CS3" in done.stdout + done.stderr
+    assert "scratch.yaml" not in done.stdout + done.stderr

@@ -135,3 +135,30 @@ def test_quiet_prints_results_and_problems_only(project: Path,
     assert code == 1 and out.startswith("discord/dev.yaml:4:16: CS101 ")
     assert "Found" not in out  # no summary line
     assert run(capsys, "-q", "schema", "--output", "s.json") == (0, "", "")
+
+
+def test_a_schema_beside_the_manifests_is_not_a_manifest(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "cmdsync.toml").write_text(CONFIG.replace('["discord/*.yaml"]', '["discord/"]'),
+                                          encoding="utf-8")
+    assert run(capsys, "schema", "--output", "discord/cmdsync.schema.json")[0] == 0
+    assert run(capsys, "validate") == (0, "All 1 file valid (1 command).\n", "")
+
+
+def test_state_lives_at_the_projects_root(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "apply", "--local", "--auto-approve")[0] == 0
+    monkeypatch.chdir(project / "discord")
+    code, out, _ = run(capsys, "plan", "--local")
+    assert (code, out) == (0, "No changes. Live commands match the manifest.\n")
+    assert not (project / "discord" / ".cmdsync").exists()
+    code, _, err = run(capsys, "init")
+    assert code == 2 and "already configures a project above" in err
+
+
+def test_an_environments_application_id_must_be_a_snowflake(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "cmdsync.toml").write_text(CONFIG.replace('"111111111111111111"', '"abc"'),
+                                          encoding="utf-8")
+    code, _, err = run(capsys, "plan", "--local")
+    assert code == 2 and "environments.dev: application_id 'abc' is not a snowflake" in err

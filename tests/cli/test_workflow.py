@@ -186,3 +186,12 @@ def test_the_comment_step_posts_once_then_updates(tmp_path: Path, comments: str,
     body = (tmp_path / "cmdsync-comment.md").read_text(encoding="utf-8")
     assert body.startswith("<!-- cmdsync-plan -->\nChanges to apply when this is merged:\n")
     assert "**Plan: 1 to create**" in body
+
+
+def test_without_credentials_the_plan_is_skipped_with_a_notice(tmp_path: Path) -> None:
+    """A pull request from a fork gets no secrets: no red cross, no empty comment."""
+    done = run_step("Plan", tmp_path, {"MANIFESTS": "discord/"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("::notice title=cmdsync::no Discord credentials")
+    assert (tmp_path / "output").read_text(encoding="utf-8") == \
+        "exitcode=\nhas-changes=false\n"

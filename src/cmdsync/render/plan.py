@@ -13,6 +13,7 @@ sets to change.`` or ``No changes. Live commands match the manifest.``
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -111,12 +112,22 @@ def _command(change: CommandChange) -> Iterator[Line]:
 
 
 def _field(field: FieldChange) -> Line:
+    path = printable(field.path)
     if field.before is None:
-        return [*_glyph(Action.CREATE, 6), (f" {field.path}: {_show(field.after)}", "")]
+        return [*_glyph(Action.CREATE, 6), (f" {path}: {_show(field.after)}", "")]
     if field.after is None:
-        return [*_glyph(Action.DELETE, 6), (f" {field.path}: {_show(field.before)}", "")]
+        return [*_glyph(Action.DELETE, 6), (f" {path}: {_show(field.before)}", "")]
     return [*_glyph(Action.UPDATE, 6),
-            (f" {field.path}: {_show(field.before)} -> {_show(field.after)}", "")]
+            (f" {path}: {_show(field.before)} -> {_show(field.after)}", "")]
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters and Unicode line breaks escaped (``\\n``,
+    ``\\u2028``): a name inside a field path can then never start a new line of the
+    plan (a GitHub workflow command, a Markdown heading)."""
+    return "".join(ch if ch.isprintable() or ch == " " else
+                   json.dumps(ch)[1:-1] if ch in "\n\r\t" else f"\\u{ord(ch):04x}"
+                   for ch in text)
 
 
 def _permission(change: PermissionChange) -> Iterator[Line]:
@@ -234,5 +245,6 @@ def to_markdown(plan: Plan) -> str:
             body.append("!" + " " * (len(line) - len(stripped)) + stripped[1:])
         else:
             body.append(" " + line)
-    return (f"### cmdsync plan\n\n**{summary(plan)}**\n\n```diff\n" + "\n".join(body)
-            + "\n```\n")
+    text = "\n".join(body)
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"### cmdsync plan\n\n**{summary(plan)}**\n\n{fence}diff\n{text}\n{fence}\n"

@@ -194,8 +194,12 @@ def environment_for(project: Project | None, name: str | None,
     for variable, value in chosen.variables.items():
         if not merged.get(variable):
             expanded, missing = interpolate(value, env)
-            if not missing:
-                merged[variable] = expanded
+            if missing:
+                continue
+            if variable == "DISCORD_APPLICATION_ID" and not expanded.isdigit():
+                raise UsageError(f"{project.path}: environments.{chosen.name}: application_id "
+                                 f"{expanded!r} is not a snowflake (a string of digits)")
+            merged[variable] = expanded
     return merged
 
 
@@ -291,22 +295,30 @@ def hook_paths(changed: list[str], project: Project | None) -> list[str]:
     """What the pre-commit hook validates when ``changed`` files are committed: the
     whole manifest set whenever one of its files changed (so checks across files hold
     on partial commits), else nothing. The set is the configuration's manifests, or
-    without one every file git tracks that is a manifest by content (``is_manifest``);
-    other YAML and JSON files are never read as manifests."""
+    without one every file that is a manifest by content (``is_manifest``); either way
+    only files git tracks or that are being committed (never untracked scratch files),
+    and other YAML and JSON files are never read as manifests."""
     from cmdsync.validate.check import expand_paths
 
     if project is not None and project.manifests:
-        manifests = project.manifest_paths()
-        members = {os.path.realpath(f) for f in expand_paths(manifests)[0]}
-        return manifests if any(os.path.realpath(c) in members for c in changed) else []
+        members = expand_paths(project.manifest_paths())[0]
+        committed = {os.path.realpath(c) for c in changed}
+        if not any(os.path.realpath(f) in committed for f in members):
+            return []
+        known = committed | {os.path.realpath(f) for f in _tracked()}
+        return [f for f in members if os.path.realpath(f) in known]  # never untracked files
     if not any(is_manifest(path) for path in changed if os.path.isfile(path)):
         return []
+    candidates = dict.fromkeys([*_tracked(), *changed])
+    return [path for path in candidates if os.path.isfile(path) and is_manifest(path)]
+
+
+def _tracked() -> list[str]:
+    """The YAML and JSON files git tracks (staged ones included), relative paths."""
     try:
         listed = subprocess.run(["git", "ls-files", "-z", "--", *(f"*{s}" for s in
                                                                  HOOK_SUFFIXES)],
                                 capture_output=True, check=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise UsageError(f"--pre-commit lists the repository's files with git: {exc}") from exc
-    tracked = [name for name in listed.decode().split("\0") if name]
-    candidates = dict.fromkeys([*tracked, *changed])
-    return [path for path in candidates if os.path.isfile(path) and is_manifest(path)]
+    return [name for name in listed.decode().split("\0") if name]

@@ -54,7 +54,9 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
     """Files named directly, plus every manifest file below named directories.
 
     Directories are walked recursively in sorted order, skipping hidden
-    entries; a path that does not exist becomes a CS001 diagnostic.
+    entries and JSON Schemas (``*.schema.json``, such as the editor schema
+    written beside the manifests); a path that does not exist becomes a CS001
+    diagnostic.
     """
     files: list[str] = []
     problems: list[Diagnostic] = []
@@ -64,7 +66,8 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 files.extend(os.path.join(root, name) for name in sorted(names)
                              if name.lower().endswith(MANIFEST_SUFFIXES)
-                             and not name.startswith("."))
+                             and not name.startswith(".")
+                             and not name.lower().endswith(".schema.json"))
         elif os.path.exists(path):
             files.append(path)
         else:
