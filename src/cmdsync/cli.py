@@ -200,6 +200,14 @@ def init(
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         write_file(path, text, what="the starter file", overwrite=force)
         console.info(f"Wrote {path}\n")
+    ignore = os.path.join(directory, ".gitignore")
+    from pathlib import Path
+
+    current = Path(ignore).read_text(encoding="utf-8") if os.path.isfile(ignore) else ""
+    if ".cmdsync/" not in current.splitlines():  # local state, ledger and backups
+        separator = "" if not current or current.endswith("\n") else "\n"
+        write_file(ignore, f"{current}{separator}.cmdsync/\n", what="the .gitignore")
+        console.info(f"Added .cmdsync/ to {ignore}\n")
     console.info("\nNext: edit discord/commands.yaml, then `cmdsync validate` and "
                 "`cmdsync plan` (set DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN, or try "
                 "`cmdsync plan --local`).\n")

@@ -119,6 +119,7 @@ def test_init_starts_a_project_that_validates_and_plans(
     manifest = (tmp_path / "discord" / "commands.yaml").read_text(encoding="utf-8")
     assert manifest.startswith("# yaml-language-server: $schema=../cmdsync.schema.json\n")
     assert (tmp_path / "cmdsync.schema.json").exists()
+    assert (tmp_path / ".gitignore").read_text(encoding="utf-8") == ".cmdsync/\n"
     # DISCORD_APPLICATION_ID unset: offline validate takes it as a placeholder
     assert run(capsys, "validate")[0] == 0
     assert run(capsys, "plan", "--local")[0] == 0
