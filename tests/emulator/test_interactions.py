@@ -199,6 +199,16 @@ def test_no_answer_within_the_deadline_fails(
     endpoint.release.set()
 
 
+def callback(api: httpx.Client, interaction: dict[str, Any], body: dict[str, Any],
+             query: str = "") -> httpx.Response:
+    """``POST /interactions/{id}/{token}/callback`` as the application sends it: no
+    ``Authorization``, the interaction token is the credential."""
+    base = str(api.base_url).rstrip("/")
+    with httpx.Client() as client:
+        return client.post(f"{base}/interactions/{interaction['id']}/{interaction['token']}"
+                           f"/callback{query}", json=body)
+
+
 def test_the_callback_route_and_follow_ups(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:
@@ -206,11 +216,9 @@ def test_the_callback_route_and_follow_ups(
     base = str(api.base_url).rstrip("/")
 
     def deferred_by_callback(payload: dict[str, Any]) -> tuple[int, Any]:
-        with httpx.Client() as client:  # no Authorization: the token is the credential
-            answered = client.post(f"{base}/interactions/{payload['id']}/{payload['token']}"
-                                   "/callback?with_response=true", json={"type": 5})
-            assert answered.status_code == 200, answered.text
-            assert answered.json()["interaction"]["response_message_loading"] is True
+        answered = callback(api, payload, {"type": 5}, "?with_response=true")
+        assert answered.status_code == 200, answered.text
+        assert answered.json()["interaction"]["response_message_loading"] is True
         return 202, None
 
     ready[2].answer = deferred_by_callback
@@ -220,10 +228,9 @@ def test_the_callback_route_and_follow_ups(
     assert thinking["flags"] & 128  # LOADING
     interaction = result["interaction"]
     webhook = f"{base}/webhooks/{APP}/{interaction['token']}"
+    again = callback(api, interaction, {"type": 4, "data": {"content": "twice"}})
+    assert (again.status_code, again.json()["code"]) == (400, 40060)
     with httpx.Client() as client:
-        again = client.post(f"{base}/interactions/{interaction['id']}/{interaction['token']}"
-                            "/callback", json={"type": 4, "data": {"content": "twice"}})
-        assert (again.status_code, again.json()["code"]) == (400, 40060)
         edited = client.patch(f"{webhook}/messages/@original", json={"content": "done"})
         assert edited.status_code == 200 and edited.json()["flags"] & 128 == 0
         follow = client.post(f"{webhook}?wait=true", json={"content": "more", "flags": 64})
@@ -247,14 +254,11 @@ def test_a_callback_after_the_deadline_is_unknown(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:
     _, api, admin = served
-    base = str(api.base_url).rstrip("/")
 
     def late(payload: dict[str, Any]) -> tuple[int, Any]:
         clock.advance(1)  # past the 0.5 s deadline before it calls back
-        with httpx.Client() as client:
-            answered = client.post(f"{base}/interactions/{payload['id']}/{payload['token']}"
-                                   "/callback", json={"type": 4, "data": {"content": "x"}})
-            assert (answered.status_code, answered.json()["code"]) == (404, 10062)
+        answered = callback(api, payload, {"type": 4, "data": {"content": "x"}})
+        assert (answered.status_code, answered.json()["code"]) == (404, 10062)
         return 202, None
 
     ready[2].answer = late
