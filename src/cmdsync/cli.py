@@ -818,15 +818,22 @@ def main(argv: list[str] | None = None) -> None:
 JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke")
 
 
+def _format_requested(args: list[str]) -> str | None:
+    """The value of ``--format``/``-f`` on the command line (None when not given)."""
+    for flag, value in itertools.pairwise(args):
+        if flag in ("--format", "-f"):
+            return value
+    return next((a.split("=", 1)[1] if a.startswith("--format=") else a[2:]
+                 for a in args if a.startswith(("--format=", "-f")) and len(a) > 2), None)
+
+
 def _github_failure(args: list[str], message: str) -> None:
     """With ``--format github`` (or inside GitHub Actions), a plan or apply that failed
     before its result still leaves an ``::error`` annotation and a job-summary section."""
     command = next((a for a in args if not a.startswith("-")), None)
     if command not in ("plan", "diff", "apply"):
         return
-    pairs = list(itertools.pairwise(args))
-    chosen = next((b for a, b in pairs if a in ("--format", "-f")), None) or next(
-        (a.split("=", 1)[1] for a in args if a.startswith("--format=")), None)
+    chosen = _format_requested(args)
     if chosen != "github" and not (chosen is None
                                    and os.environ.get("GITHUB_ACTIONS") == "true"):
         return
@@ -841,11 +848,7 @@ def _json_failure(args: list[str], message: str, code: int) -> None:
     """With ``--format json``, a run that failed before its result still prints one JSON
     document on standard output (the error in it), so a pipeline always parses one."""
     command = next((a for a in args if not a.startswith("-")), None)
-    if command not in JSON_COMMANDS:
-        return
-    pairs = itertools.pairwise(args)
-    if not ("--format=json" in args or "-fjson" in args
-            or any(a in ("--format", "-f") and b == "json" for a, b in pairs)):
+    if command not in JSON_COMMANDS or _format_requested(args) != "json":
         return
     from cmdsync.render.diagnostics import failure_json
 

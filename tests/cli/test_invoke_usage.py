@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from cmdsync.emulator import create_app
+from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.seed import BOT_TOKEN, parse_seed
 from cmdsync.emulator.server import BackgroundServer, serve
 from cmdsync.errors import UsageError
@@ -73,7 +73,7 @@ def test_a_refusal_exits_1_and_says_why(cli: Any, tmp_path: Any,
 def deferring() -> Iterator[str]:
     """A served emulator whose application's endpoint answers every command with a
     deferred response (and never follows up)."""
-    instance = emulator()
+    instance = emulator(limits=Limits(interaction_deadline=30))  # never the test's bottleneck
     key = ""
 
     async def endpoint(request: Request) -> JSONResponse:

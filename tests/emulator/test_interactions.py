@@ -74,7 +74,9 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def served(clock: FakeClock) -> Iterator[tuple[Emulator, httpx.Client, httpx.Client]]:
-    instance = emulator(clock=clock, limits=Limits(interaction_deadline=0.5))
+    # A generous deadline, so a busy machine never fails a bot that answers; the test of
+    # the deadline itself lowers it (its stand-in never answers in time).
+    instance = emulator(clock=clock, limits=Limits(interaction_deadline=30))
     with BackgroundServer(create_app(instance)) as base, \
             http_client(f"{base}/api/v10", headers=BOT) as api, \
             http_client(f"{base}/_emulator") as admin:
@@ -194,6 +196,7 @@ def test_no_answer_within_the_deadline_fails(
         return 200, {"type": 4, "data": {"content": "late"}}
 
     endpoint.answer = never
+    assert admin.put("/config", json={"limits": {"interaction_deadline": 0.5}}).is_success
     result = invoke(admin).json()
     assert result["failure"] == "the application did not respond: no answer within 0.5 seconds"
     endpoint.release.set()
@@ -256,7 +259,7 @@ def test_a_callback_after_the_deadline_is_unknown(
     _, api, admin = served
 
     def late(payload: dict[str, Any]) -> tuple[int, Any]:
-        clock.advance(1)  # past the 0.5 s deadline before it calls back
+        clock.advance(31)  # past the 30 s deadline (the emulator's clock) before it calls back
         answered = callback(api, payload, {"type": 4, "data": {"content": "x"}})
         assert (answered.status_code, answered.json()["code"]) == (404, 10062)
         return 202, None

@@ -198,12 +198,6 @@ class Store:
                            tuple(json.loads(row["integration_types"])), row["client_secret"],
                            json.loads(row["install_params"]), row["interactions_endpoint_url"])
 
-    def applications(self) -> list[str]:
-        """Every application's id, in order."""
-        with self._lock:
-            return [row["id"] for row in self._db.execute("SELECT id FROM applications "
-                                                          "ORDER BY id")]
-
     def first_user(self, app_id: str) -> str | None:
         """The lowest user id holding a bearer token of the application (its owner here)."""
         with self._lock:

@@ -52,7 +52,7 @@ import secrets
 import shlex
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cmdsync.emulator import profiles
@@ -192,7 +192,6 @@ class Prepared:
     payload: dict[str, Any]
     token: str
     outdated: bool = False
-    resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -209,6 +208,9 @@ def resolve_paths(paths: list[str] | None, project: Project | None) -> list[str]
         return paths
     if project is not None and project.manifests:
         return project.manifest_paths()
+    if project is not None:
+        raise UsageError(f"no manifests: give their paths, or list them under `manifests` in "
+                         f"{project.path}")
     raise UsageError("no manifests: give their paths, or list them in cmdsync.toml "
                      "(`cmdsync init` writes one)")
 
@@ -315,6 +317,8 @@ def hook_paths(changed: list[str], project: Project | None) -> list[str]:
 
 def _tracked() -> list[str]:
     """The YAML and JSON files git tracks (staged ones included), relative paths."""
+    import subprocess  # only the pre-commit hook asks git
+
     try:
         listed = subprocess.run(["git", "ls-files", "-z", "--", *(f"*{s}" for s in
                                                                  HOOK_SUFFIXES)],
