@@ -5,8 +5,17 @@ invalid UTF-8, syntax error, duplicate key, alias bomb, missing environment
 variable) becomes a :class:`~cmdsync.manifest.diagnostics.Diagnostic` on the returned
 :class:`Document`, which then carries ``data=None`` if nothing usable was read.
 
-YAML is composed with PyYAML (libyaml when available) and converted here so
-that keys stay strings (``no:`` is the Norwegian locale, not ``False``;
+YAML is read in one of two ways that give the same data. The fast way
+(:func:`_parse_fast`) parses with ``yaml-rs`` (Rust, YAML 1.2) and keeps no
+positions; it is taken only for text in which YAML 1.2 and the YAML 1.1
+that PyYAML reads cannot differ (see :data:`_DIVERGENT`), and it gives up,
+leaving the file to the careful way, on anything it cannot decide: a
+duplicate key, an alias that expands too far, a parse error, a missing
+environment variable, a key that is not a string or an integer. The careful
+way composes with PyYAML (libyaml when available) and converts the nodes
+here, recording the line and column of every node; a document read the
+fast way computes them the careful way, once, when a diagnostic needs one.
+The careful way keeps keys strings (``no:`` is the Norwegian locale, not ``False``;
 ``222222222222222222:`` is a guild id, not an int), duplicate keys are
 reported rather than silently overwritten, and alias expansion is bounded.
 JSON values come from :mod:`json` (strict, exact numbers and escapes); their
@@ -18,11 +27,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+import yaml_rs
 
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
 from cmdsync.manifest.files import NotARegularFile, TooLarge, read_bounded
@@ -53,6 +64,41 @@ _SIMPLE_SCALARS: dict[str, Any] = {
     for tag in (_INT_TAG, "tag:yaml.org,2002:bool", "tag:yaml.org,2002:float",
                 "tag:yaml.org,2002:null")}
 _JSON_SCALARS = (str, int, float, bool, type(None))
+# Text where YAML 1.1 (PyYAML, the careful way) and YAML 1.2 (yaml-rs) may
+# read differently, or that yaml-rs reads differently from a manifest. Each
+# pattern starts with a literal, so that a search skips ahead as fast as
+# str.find; together they err on the side of the careful way.
+_DIVERGENT_TEXT = ("\t", "\x85", "\u2028", "\u2029",  # tabs, 1.1's extra line breaks
+                   "<<",  # merge keys (yaml-rs keeps "<<" as a key)
+                   "\n%", "\n...", "\n---")  # directives, document markers
+_DIVERGENT = tuple(re.compile(pattern, re.MULTILINE) for pattern in (
+    r"!(?<![^\s\[{,]!)",  # a tag (yaml-rs ignores tags)
+    # Indicators where a node starts that libyaml refuses and yaml-rs reads as text:
+    r"&(?<![^\s\[{,]&)(?![\w-]+(?:[\s,\]}]|\Z))",  # an anchor named with odd characters
+    r"\*(?<![^\s\[{,]\*)(?![\w-]+(?:[\s,\]}]|\Z))",  # an alias likewise
+    *(pattern.replace("I", indicator) for indicator in ("\\|", ">") for pattern in (
+        r"I(?<![^\s\[{,]I)(?![-+1-9]{0,2}(?: +#.*)? *$)",  # not a block scalar header
+        r"I(?<=[\[{,]I)", r"I(?<=[\[{,]\sI)")),  # in a flow collection
+    *(pattern.replace("I", indicator) for indicator in (":", "\\?") for pattern in (
+        r"I(?<=[\[{,]I)", r"I(?<=[\[{,]\sI)")),  # : or ? starting a flow node
+    r"\?(?<![^\s]\?)", r":(?<=\s:)(?!\s)", r":(?=[\]},?])",  # ? and : around a scalar
+    r"\[(?=[^\]}\n]*$)", r"\{(?=[^\]}\n]*$)",  # a flow collection over several lines
+    r"@(?<![^\s\[{,]@)", r"`(?<![^\s\[{,]`)",  # reserved indicators
+    r"=(?<![^\s\[{,:]=)(?![^\s,\]}])",  # 1.1's "=" value key
+    r"\+[0-9.]",  # a signed number: a snowflake field keeps its text
+    r"-0(?![.\d])(?<![\w.]-0)",  # -0, whose text a snowflake field keeps
+    r"0(?<![\w.]0)[0-9xXoObB_]",  # leading zeros (octal in 1.1), base prefixes
+    r"_(?<=[0-9]_)", r"_(?<![A-Za-z]_)[0-9.]",  # 1_000, _3 (an integer to yaml-rs)
+    r":(?<=[0-9]:)[0-9]",  # 1:30, an integer in 1.1
+    r"e(?<=[0-9.]e)[-+_]*[0-9]", r"E(?<=[0-9.]E)[-+_]*[0-9]",  # 1e5, a string in 1.1
+    r"\.(?<=[-+]\.)[0-9]",  # -.5, a string in 1.1
+    r"\.(?<![^\s\[{,:+-]\.)[iInN]",  # .inf and .nan, spelled as yaml-rs alone accepts
+))
+# A fast read replays at most this many events for aliases, else the careful
+# way counts the expansion exactly (ALIAS_EXPANSION_* below).
+_FAST_ALIAS_EVENTS = 100_000
+# An empty block scalar ends the file: yaml-rs reads "\n", PyYAML "".
+_EMPTY_LAST_BLOCK = re.compile(r"[|>][-+1-9]{0,2}(?: +#[^\n]*)?\s*\Z")
 
 
 @dataclass
@@ -74,11 +120,16 @@ class Document:
     unreadable: bool = False  # could not be read as text at all (exit code 2)
     # offline validate: an unset ${VAR} is a placeholder (a note), not an error
     placeholders: bool = False
+    # the ${VAR} values a YAML file read the fast way was interpolated with,
+    # for computing its positions later (never shown: it holds the environment)
+    env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def locate(self, path: Path, *, key: bool = False) -> Location:
         """The :class:`Location` of ``path``, or of its nearest located ancestor."""
         if self.positions is None:
-            self.positions, self.key_positions = _yaml_positions(self.text)
+            self.positions, self.key_positions = (
+                _yaml_positions(self.text) if self.kind == "json" or self.env is None
+                else _positions_of_yaml(self.text, self.env))
         table = self.key_positions if key else self.positions
         probe = path
         while True:
@@ -211,7 +262,25 @@ def _yaml_positions(text: str, duplicates: Document | None = None
     return converter.positions, converter.key_positions
 
 
+def _positions_of_yaml(text: str, env: Mapping[str, str]
+                       ) -> tuple[dict[Path, Position], dict[Path, Position]]:
+    """Positions of every node of a YAML text read the fast way (it parsed, so this does)."""
+    converter = _Converter(None, env=env, interpolate_strings=True)
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+        if node is not None:
+            converter.convert(node, ())
+    except (yaml.YAMLError, RecursionError, _Abort):
+        pass
+    return converter.positions, converter.key_positions
+
+
 def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
+    if not _parse_fast(doc, env):
+        _parse_careful(doc, env)
+
+
+def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
     try:
         node = yaml.compose(doc.text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -235,6 +304,121 @@ def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
     except _Abort:
         doc.data = None
     doc.positions, doc.key_positions = converter.positions, converter.key_positions
+
+
+def _parse_fast(doc: Document, env: Mapping[str, str]) -> bool:
+    """Read ``doc.text`` with yaml-rs, without positions; False to read it the careful way.
+
+    True only when the data is exactly what :class:`_Converter` would build
+    and reading it raised no diagnostic (tests/validate/test_fast_yaml.py
+    holds the two ways equal).
+    """
+    text = doc.text
+    if text.startswith(("%", "...")) or any(marker in text for marker in _DIVERGENT_TEXT) \
+            or any(pattern.search(text) for pattern in _DIVERGENT) \
+            or _EMPTY_LAST_BLOCK.search(text[-256:]):
+        return False
+    try:
+        data = yaml_rs.loads(text, parse_datetime=False, alias_limits=yaml_rs.AliasLimits(
+            max_total_replayed_events=_FAST_ALIAS_EVENTS))
+    except (ValueError, RecursionError, OverflowError):  # YAMLDecodeError is a ValueError
+        return False
+    if not isinstance(data, (dict, list)):
+        return False  # empty, or a lone scalar: the careful way says what is wrong
+    interpolating = env if "$" in text else None
+    try:
+        if "&" in text and "*" in text:  # aliases: yaml-rs may share objects, so copy
+            doc.data = _FastWalk(interpolating).value(data, None, 0)
+        else:
+            doc.data = data
+            _FastWalk(interpolating).in_place(data, 0)
+    except _Abort:
+        return False
+    doc.env = env
+    return True
+
+
+class _FastWalk:
+    """What :class:`_Converter` does to values, on data yaml-rs built: keys to strings,
+    unquoted snowflakes to strings, ``${VAR}`` interpolated, depth bounded.
+
+    :meth:`value` builds new containers (for a file with aliases, whose
+    objects yaml-rs may share); :meth:`in_place` changes yaml-rs's own, and
+    costs a third as much. Both raise :class:`_Abort` for what only the
+    careful way can report or decide.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None) -> None:
+        self.env = env
+
+    def in_place(self, container: dict[Any, Any] | list[Any], depth: int) -> None:
+        if depth >= MAX_DEPTH:
+            raise _Abort
+        env = self.env
+        if type(container) is list:
+            for index, item in enumerate(container):
+                kind = type(item)
+                if kind is dict or kind is list:
+                    self.in_place(item, depth + 1)
+                elif kind is str and env is not None and "$" in item:
+                    container[index] = self._string(item)
+            return
+        assert isinstance(container, dict)
+        if env is not None or not all(type(key) is str for key in container):
+            converted = {self._key(key): item for key, item in container.items()}
+            if len(converted) != len(container):
+                raise _Abort  # two keys written differently, the same after conversion
+            container.clear()
+            container.update(converted)
+        for key, item in container.items():
+            kind = type(item)
+            if kind is dict or kind is list:
+                self.in_place(item, depth + 1)
+            elif kind is str:
+                if env is not None and "$" in item:
+                    container[key] = self._string(item)
+            elif kind is int and key in SNOWFLAKE_KEYS:
+                container[key] = str(item)
+
+    def _key(self, key: Any) -> str:
+        if type(key) is str:
+            return self._string(key) if self.env is not None else key
+        if type(key) is int:
+            return str(key)  # its text: _DIVERGENT ruled out other spellings
+        raise _Abort  # true:, null:, 1.5:, a complex key: the careful way
+
+    def value(self, value: Any, key: str | int | None, depth: int) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self._string(value) if self.env is not None else value
+        if kind is dict:
+            if depth >= MAX_DEPTH:
+                raise _Abort
+            result: dict[str, Any] = {}
+            for item_key, item in value.items():
+                name = self._key(item_key)
+                if name in result:
+                    raise _Abort  # two keys written differently, the same after conversion
+                result[name] = self.value(item, name, depth + 1)
+            return result
+        if kind is list:
+            if depth >= MAX_DEPTH:
+                raise _Abort
+            return [self.value(item, index, depth + 1) for index, item in enumerate(value)]
+        if kind is int and key in SNOWFLAKE_KEYS:
+            return str(value)
+        if value is None:
+            raise _Abort  # maybe an alias inside its own anchor (a: &a [*a]), which yaml-rs
+        return value    # reads as null: the careful way reports it
+
+    def _string(self, value: str) -> str:
+        if "$" not in value:
+            return value
+        assert self.env is not None
+        result, missing = interpolate(value, self.env)
+        if missing:
+            raise _Abort  # the careful way reports it where it is written
+        return result
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError, text: str) -> str:
@@ -374,6 +558,8 @@ class _Converter:
                          "hold plain values; remove the tag",
                          node.start_mark.line + 1, node.start_mark.column + 1, pointer(path))
             raise _Abort from None
+        except ValueError:  # "0b_" matches 1.1's integer pattern but holds no digits
+            return str(node.value)
         if isinstance(value, _JSON_SCALARS):
             return value
         return str(node.value)  # timestamps, binary: keep the text as written

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from cmdsync.manifest.code import code_documents, is_code_source
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect
+from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect, share_commands
 from cmdsync.manifest.loader import Document, load_file
 from cmdsync.validate import gcpause
 from cmdsync.validate.rules import all_rules
+from cmdsync.validate.rules.base import PerCommand
 from cmdsync.validate.schema import check_document
 
 if TYPE_CHECKING:
@@ -103,11 +104,17 @@ def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
     ``only_application`` runs those alone.
     """
     found: list[Diagnostic] = []
+    per_command: PerCommand | None = None
     for rule in all_rules():
         if not _wanted(rule.id, select, ignore):
             continue
         if rule.check is not None and not only_application:
-            found.extend(rule.diagnostic(finding) for finding in rule.check(manifest))
+            if rule.per_command:
+                per_command = per_command or PerCommand(manifest)
+                findings = per_command.spread(rule.check(per_command.representatives))
+            else:
+                findings = rule.check(manifest)
+            found.extend(rule.diagnostic(finding) for finding in findings)
         elif rule.app_check is not None and application is not None:
             found.extend(rule.diagnostic(finding)
                          for finding in rule.app_check(manifest, application))
@@ -177,7 +184,12 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
     code = [p for p in paths if is_code_source(p)]
     files, problems = expand_paths([p for p in paths if not is_code_source(p)])
     with gcpause.paused():
-        documents = [load_file(path, env=env, placeholders=placeholders) for path in files]
+        documents = []
+        bodies: dict[bytes, dict[str, Any]] = {}
+        for path in files:
+            documents.append(load_file(path, env=env, placeholders=placeholders))
+            if documents[-1].data is not None:
+                share_commands(documents[-1], bodies)
         for reference in code:
             found, unusable = code_documents(reference)
             documents += found

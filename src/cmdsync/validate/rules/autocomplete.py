@@ -43,6 +43,7 @@ ID = "CS209"
 NAME = "autocomplete"
 TITLE = "Autocomplete only on string/integer/number options, without choices"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

@@ -39,6 +39,7 @@ ID = "CS101"
 NAME = "chat-input-name"
 TITLE = "Slash command and option names match Discord's pattern"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 PATTERN = regex.compile(r"^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$")
 

@@ -41,6 +41,7 @@ ID = "CS202"
 NAME = "choice-count"
 TITLE = "At most 25 choices per option"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

@@ -60,6 +60,7 @@ ID = "CS208"
 NAME = "choice-value"
 TITLE = "Choice names 1-100 characters, values of the option's type"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 MAX_CHOICE_NAME = 100
 MAX_CHOICE_STRING = 100

@@ -53,6 +53,7 @@ ID = "CS301"
 NAME = "command-too-large"
 TITLE = "Command size (names, descriptions, choices) is at most 8000 characters"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def field_size(data: dict[str, Any], field: str) -> int:

@@ -40,6 +40,7 @@ ID = "CS102"
 NAME = "context-menu-name"
 TITLE = "User, message and entry-point command names are 1-32 characters"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 MAX_LENGTH = 32
 _KINDS: dict[int, str] = {CommandType.USER: "user", CommandType.MESSAGE: "message",

@@ -36,6 +36,7 @@ ID = "CS308"
 NAME = "default-member-permissions"
 TITLE = "default_member_permissions names only real permissions"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 FIELD = "default_member_permissions"
 NAMES = [p.name.lower() for p in Permission]

@@ -34,6 +34,7 @@ ID = "CS015"
 NAME = "deprecated-field"
 TITLE = "No deprecated command fields"
 SEVERITY = Severity.WARNING
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

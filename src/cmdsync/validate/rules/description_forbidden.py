@@ -32,6 +32,7 @@ ID = "CS104"
 NAME = "description-forbidden"
 TITLE = "User and message commands have no description"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 _KINDS: dict[int, str] = {CommandType.USER: "user", CommandType.MESSAGE: "message"}
 

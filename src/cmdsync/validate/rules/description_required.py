@@ -39,6 +39,7 @@ ID = "CS103"
 NAME = "description-required"
 TITLE = "Slash commands and options have a 1-100 character description"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 MAX_LENGTH = 100
 _OPTION_KINDS: dict[int, str] = {OptionType.SUB_COMMAND: "subcommand",

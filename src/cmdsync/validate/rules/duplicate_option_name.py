@@ -37,6 +37,7 @@ ID = "CS203"
 NAME = "duplicate-option-name"
 TITLE = "Option names are unique among their siblings"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

@@ -41,6 +41,7 @@ ID = "CS105"
 NAME = "locale"
 TITLE = "Localization keys are Discord locales"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 _FIELDS = ("name_localizations", "description_localizations")
 

@@ -40,6 +40,7 @@ ID = "CS204"
 NAME = "localized-option-name"
 TITLE = "Localized option names are distinct per locale"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

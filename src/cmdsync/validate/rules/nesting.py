@@ -65,6 +65,7 @@ ID = "CS207"
 NAME = "nesting"
 TITLE = "Options nest command -> group -> subcommand -> option"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 _CONTEXT_MENUS = (CommandType.USER, CommandType.MESSAGE)
 

@@ -50,6 +50,7 @@ ID = "CS211"
 NAME = "numeric-range"
 TITLE = "Numbers within Discord's ranges, min not above max"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 MAX_LENGTH = 6000
 _LIMITS = {OptionType.INTEGER: (MAX_SAFE_INTEGER, "2^53-1"), OptionType.NUMBER: (MAX_NUMBER, "2^53")}

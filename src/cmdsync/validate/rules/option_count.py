@@ -40,6 +40,7 @@ ID = "CS201"
 NAME = "option-count"
 TITLE = "At most 25 options per command, subcommand or group"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

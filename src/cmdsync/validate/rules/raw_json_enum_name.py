@@ -49,6 +49,7 @@ ID = "CS016"
 NAME = "raw-json-enum-name"
 TITLE = "Raw JSON command arrays use integers for enums"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 _FIX = "Discord's API takes only integers"
 # Field -> (enum, what a value is called in messages) for single values and lists.

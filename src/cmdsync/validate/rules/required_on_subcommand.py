@@ -35,6 +35,7 @@ ID = "CS206"
 NAME = "required-on-subcommand"
 TITLE = "No required flag on subcommands or groups"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

@@ -40,6 +40,7 @@ ID = "CS205"
 NAME = "required-order"
 TITLE = "Required options before optional ones"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

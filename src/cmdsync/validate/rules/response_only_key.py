@@ -38,6 +38,7 @@ ID = "CS014"
 NAME = "response-only-key"
 TITLE = "No response-only keys in commands"
 SEVERITY = Severity.WARNING
+PER_COMMAND = True
 
 _LOCALIZED = ("name_localized", "description_localized")
 COMMAND_KEYS = ("version", "application_id", "guild_id") + _LOCALIZED

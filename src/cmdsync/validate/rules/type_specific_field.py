@@ -44,6 +44,7 @@ ID = "CS210"
 NAME = "type-specific-field"
 TITLE = "Type-specific option fields only on their types"
 SEVERITY = Severity.ERROR
+PER_COMMAND = True
 
 _NUMBERS = frozenset({OptionType.INTEGER, OptionType.NUMBER})
 _STRING = frozenset({OptionType.STRING})

@@ -1,0 +1,137 @@
+"""The fast YAML read (yaml-rs, no positions) gives exactly what the careful one gives.
+
+``cmdsync.manifest.loader`` reads YAML the fast way only when it can tell
+that the result is the careful way's (PyYAML composed, converted with
+positions); otherwise it reads it the careful way. These tests hold that
+promise over every YAML file the project and the corpus have, over
+hand-picked spellings where YAML 1.1 and 1.2 differ, and over random
+scalars (hypothesis): either the fast way declines, or its data equals the
+careful way's and the careful way found no problem.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cmdsync.manifest.loader import Document, _parse_careful, _parse_fast, load_text
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+ENV = {"GUILD": "222222222222222222", "NAME": "ping"}
+
+
+def _both(text: str, env: dict[str, str] | None = None) -> tuple[bool, Document, Document]:
+    env = ENV if env is None else env
+    fast = Document(file="m.yaml", kind="yaml", text=text)
+    careful = Document(file="m.yaml", kind="yaml", text=text)
+    taken = _parse_fast(fast, env)
+    _parse_careful(careful, env)
+    return taken, fast, careful
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, with type (True is not 1) and NaN equal to itself."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+def _assert_agree(text: str, env: dict[str, str] | None = None) -> bool:
+    taken, fast, careful = _both(text, env)
+    if taken:
+        assert not careful.diagnostics, (text, careful.diagnostics)
+        assert _same(fast.data, careful.data), (text, fast.data, careful.data)
+    return taken
+
+
+def _yaml_files() -> list[Path]:
+    roots = [ROOT / "tests", ROOT / "examples", CORPUS]
+    found = [p for root in roots if root.exists() for p in root.rglob("*")
+             if p.suffix in (".yaml", ".yml") and p.is_file()]
+    return sorted(found)
+
+
+@pytest.mark.parametrize("path", _yaml_files(), ids=lambda p: str(p.relative_to(ROOT.parent)))
+def test_every_yaml_file_reads_the_same_both_ways(path: Path) -> None:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pytest.skip("not UTF-8: the loader reports it before parsing")
+    _assert_agree(text)
+
+
+def test_the_fast_way_is_taken_for_ordinary_manifests() -> None:
+    text = (ROOT / "examples" / "large-bot.yaml").read_text(encoding="utf-8")
+    plain = 'application_id: "1"\ncommands:\n  - name: ping\n    description: Pong\n'
+    assert _assert_agree(plain)
+    doc = load_text(plain, file="m.yaml", kind="yaml")
+    assert doc.positions is None  # no positions kept until a diagnostic needs one
+    assert doc.locate(("commands", 0, "description")).line == 4
+    assert doc.positions is not None
+    _assert_agree(text)
+
+
+# Spellings where YAML 1.1 (PyYAML) and YAML 1.2 (yaml-rs) read differently, or
+# that yaml-rs reads differently from a manifest: each must not take the fast way
+# with a different result.
+DIVERGENT = [
+    "a: 017", "a: 0o17", "a: 0x1F", "a: 0b101", "a: 1_000", "a: 1:30", "a: 190:20:30",
+    "a: 1e5", "a: 1.0e5", "a: 1E+5", "a: +5", "a: -0", "id: -0", "id: +5", "id: 0x10",
+    "id: 1_2", "application_id: 0123", "a: True", "a: TRUE", "a: yes", "a: on", "a: ~",
+    "a: 2001-12-14", "a: 2001-12-14t21:59:43.10-05:00", "1: x", "true: x", "null: x",
+    "1.5: x", "? [a]\n: b", "a: !!str 123", "a: !foo bar", "a: !!binary aGVsbG8=",
+    "a: &x {k: 1}\nb:\n  <<: *x\n  j: 2", "---\na: 1\n---\nb: 2", "%YAML 1.1\n---\na: 1",
+    "a: 1\n...\n", "a: =", "=: a", "a:\n\t- 1", 'a: "x\ty"', "a: 1\na: 2", '1: a\n"1": b',
+    "a: \"\\/\"", "a: \"x\\Ny\"", "a: b\x85c: d", "a: b\u2028c", "a: .inf", "a: -.inf",
+    "a: .nan", "a: 99999999999999999999999", "a: 1.", "a: .5", "a: -1.5", "[1, 2]", "",
+    "# only a comment", "a: [" + "[" * 70 + "]" * 71, "a: ${NAME}", "${NAME}: 1",
+    "a: ${MISSING}", "a: ${MISSING:-x}", "a: &a [*a]", "a: 'it''s'", "a: |\n  x\n  y\n",
+    "a: >\n  x\n  y\n", "a: b # c", "a: [b, c, {d: e}]", "a: -", "a: 0", "a: -1", "a: 10",
+]
+
+
+@pytest.mark.parametrize("text", DIVERGENT)
+def test_spellings_that_differ_between_yaml_versions(text: str) -> None:
+    _assert_agree(text)
+
+
+def test_unsafe_spellings_are_left_to_the_careful_way() -> None:
+    for text in ("a: 017", "a: 1e5", "a: 1:30", "id: +5", "a: !foo bar", "true: x",
+                 "a: 1\na: 2", "a: ${MISSING}", "a: &x {k: 1}\nb:\n  <<: *x"):
+        taken, _, _ = _both(text)
+        assert not taken, text
+
+
+def test_aliases_that_expand_too_far_are_left_to_the_careful_way() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 7)]
+    taken, _, careful = _both("\n".join(lines))
+    assert not taken
+    assert [d.rule for d in careful.diagnostics] == ["CS003"]
+
+
+_SCALAR_CHARS = st.sampled_from(list("0123456789-+._:eExXoObB aAyYnN~!=&*%$#,[]{}'\"\\"))
+
+
+@settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")) * 5,
+          deadline=None)
+@given(key=st.sampled_from(["a", "id", "application_id", "guild_id", "min_value", "1"]),
+       value=st.text(_SCALAR_CHARS, min_size=1, max_size=8),
+       style=st.sampled_from(["{k}: {v}", "- {k}: {v}", "{k}: [{v}]", "{k}: {{x: {v}}}",
+                              "{v}: {k}"]))
+def test_random_scalars_read_the_same_both_ways(key: str, value: str, style: str) -> None:
+    _assert_agree(style.format(k=key, v=value))
