@@ -20,7 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cmdsync.manifest.loader import Document, _parse_careful, _parse_fast, load_text
+from cmdsync.manifest.loader import (
+    Document,
+    SharedBodies,
+    _parse_careful,
+    _parse_fast,
+    load_text,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -31,7 +37,7 @@ def _both(text: str, env: dict[str, str] | None = None) -> tuple[bool, Document,
     env = ENV if env is None else env
     fast = Document(file="m.yaml", kind="yaml", text=text)
     careful = Document(file="m.yaml", kind="yaml", text=text)
-    taken = _parse_fast(fast, env)
+    taken = _parse_fast(fast, env, SharedBodies())  # with the memo of repeated commands
     _parse_careful(careful, env)
     return taken, fast, careful
 
@@ -124,14 +130,17 @@ def test_aliases_that_expand_too_far_are_left_to_the_careful_way() -> None:
     assert [d.rule for d in careful.diagnostics] == ["CS003"]
 
 
-_SCALAR_CHARS = st.sampled_from(list("0123456789-+._:eExXoObB aAyYnN~!=&*%$#,[]{}'\"\\"))
+_SCALAR_CHARS = st.sampled_from(list("iInNfFtT0123456789-+._:eExXoObB aAyYnN~!=&*%$#,[]{}'\"\\?|>@`\n\t"))
+_STYLES = ["{k}: {v}", "- {k}: {v}", "{k}: [{v}]", "{k}: {{x: {v}}}", "{v}: {k}",
+           "{k}:\n  - {v}\n  - b", "{k}: [a, {v}]", "{{{k}: {v}}}", "{k}: |\n  {v}\n",
+           "{k}: >-\n  {v}\nb: 1", "{k}: [\n  {v}\n]", "{k}: {v} # c\n", "- {v}\n- {k}",
+           "{k}:\n  {v}: 1\n  c: 2"]
 
 
-@settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")) * 5,
+@settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")) * 20,
           deadline=None)
 @given(key=st.sampled_from(["a", "id", "application_id", "guild_id", "min_value", "1"]),
        value=st.text(_SCALAR_CHARS, min_size=1, max_size=8),
-       style=st.sampled_from(["{k}: {v}", "- {k}: {v}", "{k}: [{v}]", "{k}: {{x: {v}}}",
-                              "{v}: {k}"]))
+       style=st.sampled_from(_STYLES))
 def test_random_scalars_read_the_same_both_ways(key: str, value: str, style: str) -> None:
     _assert_agree(style.format(k=key, v=value))

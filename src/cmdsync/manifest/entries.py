@@ -9,7 +9,6 @@ schema reports that).
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,35 +116,6 @@ def collect(documents: list[Document]) -> ManifestSet:
                     if isinstance(guild, dict):
                         _add_guild(result, doc, guild_id, guild)
     return result
-
-
-def share_commands(doc: Document, bodies: dict[bytes, dict[str, Any]]) -> None:
-    """Make equal command objects of ``doc`` one object, shared through ``bodies``.
-
-    Hundreds of guilds usually carry the same command bodies: sharing keeps
-    one copy in memory, and lets per-command work (rules, normalization) run
-    once per distinct body (:func:`cmdsync.validate.rules.base.PerCommand`).
-    Equal means equal data with equal types and key order (``marshal``
-    bytes); ``bodies`` maps those bytes to the object kept, across documents.
-    Nothing mutates manifest data after loading, so sharing is invisible.
-    """
-    data = doc.data
-    lists: list[Any] = [data] if isinstance(data, list) else []
-    if isinstance(data, dict):
-        lists.append(data.get("commands"))
-        guilds = data.get("guilds")
-        if isinstance(guilds, dict):
-            lists += [g.get("commands") for g in guilds.values() if isinstance(g, dict)]
-    for items in lists:
-        if not isinstance(items, list):
-            continue
-        for index, item in enumerate(items):
-            if isinstance(item, dict):
-                try:
-                    key = marshal.dumps(item)
-                except ValueError:  # not plain data (a discord.py source's objects)
-                    continue
-                items[index] = bodies.setdefault(key, item)
 
 
 def _add_commands(result: ManifestSet, doc: Document, path: Path, items: Any, scope: str,

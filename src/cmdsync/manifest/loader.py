@@ -26,6 +26,7 @@ diagnostic needs one.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import re
 from collections.abc import Mapping
@@ -67,7 +68,9 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 # Text where YAML 1.1 (PyYAML, the careful way) and YAML 1.2 (yaml-rs) may
 # read differently, or that yaml-rs reads differently from a manifest. Each
 # pattern starts with a literal, so that a search skips ahead as fast as
-# str.find; together they err on the side of the careful way.
+# str.find, and looks within one line, so that each distinct line is searched
+# once; together they err on the side of the careful way (found by
+# tests/validate/test_fast_yaml.py, which compares both ways on random text).
 _DIVERGENT_TEXT = ("\t", "\x85", "\u2028", "\u2029",  # tabs, 1.1's extra line breaks
                    "<<",  # merge keys (yaml-rs keeps "<<" as a key)
                    "\n%", "\n...", "\n---")  # directives, document markers
@@ -76,24 +79,24 @@ _DIVERGENT = tuple(re.compile(pattern, re.MULTILINE) for pattern in (
     # Indicators where a node starts that libyaml refuses and yaml-rs reads as text:
     r"&(?<![^\s\[{,]&)(?![\w-]+(?:[\s,\]}]|\Z))",  # an anchor named with odd characters
     r"\*(?<![^\s\[{,]\*)(?![\w-]+(?:[\s,\]}]|\Z))",  # an alias likewise
-    *(pattern.replace("I", indicator) for indicator in ("\\|", ">") for pattern in (
-        r"I(?<![^\s\[{,]I)(?![-+1-9]{0,2}(?: +#.*)? *$)",  # not a block scalar header
-        r"I(?<=[\[{,]I)", r"I(?<=[\[{,]\sI)")),  # in a flow collection
-    *(pattern.replace("I", indicator) for indicator in (":", "\\?") for pattern in (
-        r"I(?<=[\[{,]I)", r"I(?<=[\[{,]\sI)")),  # : or ? starting a flow node
-    r"\?(?<![^\s]\?)", r":(?<=\s:)(?!\s)", r":(?=[\]},?])",  # ? and : around a scalar
-    r"\[(?=[^\]}\n]*$)", r"\{(?=[^\]}\n]*$)",  # a flow collection over several lines
+    *(rf"{indicator}(?:(?<![^\s\[{{,]{indicator})(?![-+1-9]{{0,2}}(?: +#.*)? *$)"  # not a block
+      rf"|(?<=[\[{{,]{indicator})|(?<=[\[{{,]\s{indicator}))"  # scalar header; in a flow
+      for indicator in ("\\|", ">")),
+    r"\?(?:(?<=[\[{,]\?)|(?<=[\[{,]\s\?)|(?<![^\s]\?))",  # ? starting a node
+    # a colon starting or ending a flow scalar; 1:30, an integer in 1.1
+    r":(?:(?<=[\[{,]:)|(?<=[\[{,]\s:)|(?<=\s:)(?!\s)|(?=[\]},?])|(?<=[0-9]:)[0-9])",
     r"@(?<![^\s\[{,]@)", r"`(?<![^\s\[{,]`)",  # reserved indicators
     r"=(?<![^\s\[{,:]=)(?![^\s,\]}])",  # 1.1's "=" value key
     r"\+[0-9.]",  # a signed number: a snowflake field keeps its text
     r"-0(?![.\d])(?<![\w.]-0)",  # -0, whose text a snowflake field keeps
     r"0(?<![\w.]0)[0-9xXoObB_]",  # leading zeros (octal in 1.1), base prefixes
-    r"_(?<=[0-9]_)", r"_(?<![A-Za-z]_)[0-9.]",  # 1_000, _3 (an integer to yaml-rs)
-    r":(?<=[0-9]:)[0-9]",  # 1:30, an integer in 1.1
+    r"_(?:(?<=[0-9]_)|(?<![A-Za-z]_)[0-9.])",  # 1_000, _3 (an integer to yaml-rs)
     r"e(?<=[0-9.]e)[-+_]*[0-9]", r"E(?<=[0-9.]E)[-+_]*[0-9]",  # 1e5, a string in 1.1
-    r"\.(?<=[-+]\.)[0-9]",  # -.5, a string in 1.1
-    r"\.(?<![^\s\[{,:+-]\.)[iInN]",  # .inf and .nan, spelled as yaml-rs alone accepts
+    r"\.(?:(?<=[-+]\.)[0-9]|(?<![^\s\[{,:+-]\.)[iInN])",  # -.5, .Inf: 1.1 reads them apart
 ))
+# A block scalar header ending a line, which a flow collection may not hold.
+_BLOCK_HEADERS = (re.compile(r"\|(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE),
+                  re.compile(r">(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE))
 # A fast read replays at most this many events for aliases, else the careful
 # way counts the expansion exactly (ALIAS_EXPANSION_* below).
 _FAST_ALIAS_EVENTS = 100_000
@@ -145,14 +148,16 @@ class Document:
 
 
 def load_file(path: str, *, env: Mapping[str, str] | None = None,
-              placeholders: bool = False) -> Document:
+              placeholders: bool = False, shared: SharedBodies | None = None) -> Document:
     """Read and parse one ``.yaml``/``.yml``/``.json`` file.
 
     ``env`` supplies ``${VAR}`` values (default: ``os.environ``); JSON files
     are not interpolated, since deploy scripts send them verbatim. With
     ``placeholders`` (offline validate, as ``terraform validate`` needs no
     variable values) an unset ``${VAR}`` is a note (CS004) and stays as
-    written; without, it is an error.
+    written; without, it is an error. With ``shared``, equal command objects
+    of this file and of the others read with it are one object
+    (:class:`SharedBodies`).
     """
     kind = "json" if path.lower().endswith(".json") else "yaml"
     doc = Document(file=path, kind=kind, placeholders=placeholders)
@@ -163,8 +168,12 @@ def load_file(path: str, *, env: Mapping[str, str] | None = None,
     doc.text = text
     if kind == "json":
         _parse_json(doc)
+    elif _parse_fast(doc, os.environ if env is None else env, shared):
+        return doc  # shared while it was read
     else:
-        _parse_yaml(doc, os.environ if env is None else env)
+        _parse_careful(doc, os.environ if env is None else env)
+    if shared is not None and doc.data is not None:
+        _share_commands(doc.data, shared.converted)
     return doc
 
 
@@ -276,7 +285,7 @@ def _positions_of_yaml(text: str, env: Mapping[str, str]
 
 
 def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
-    if not _parse_fast(doc, env):
+    if not _parse_fast(doc, env, None):
         _parse_careful(doc, env)
 
 
@@ -306,7 +315,7 @@ def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
     doc.positions, doc.key_positions = converter.positions, converter.key_positions
 
 
-def _parse_fast(doc: Document, env: Mapping[str, str]) -> bool:
+def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | None) -> bool:
     """Read ``doc.text`` with yaml-rs, without positions; False to read it the careful way.
 
     True only when the data is exactly what :class:`_Converter` would build
@@ -314,9 +323,11 @@ def _parse_fast(doc: Document, env: Mapping[str, str]) -> bool:
     holds the two ways equal).
     """
     text = doc.text
+    # Each line once: every pattern looks within a line, and manifests repeat theirs.
+    lines = "\n".join(dict.fromkeys(text.split("\n")))
     if text.startswith(("%", "...")) or any(marker in text for marker in _DIVERGENT_TEXT) \
-            or any(pattern.search(text) for pattern in _DIVERGENT) \
-            or _EMPTY_LAST_BLOCK.search(text[-256:]):
+            or any(pattern.search(lines) for pattern in _DIVERGENT) \
+            or _EMPTY_LAST_BLOCK.search(text[-256:]) or _block_header_in_flow(text):
         return False
     try:
         data = yaml_rs.loads(text, parse_datetime=False, alias_limits=yaml_rs.AliasLimits(
@@ -331,11 +342,71 @@ def _parse_fast(doc: Document, env: Mapping[str, str]) -> bool:
             doc.data = _FastWalk(interpolating).value(data, None, 0)
         else:
             doc.data = data
-            _FastWalk(interpolating).in_place(data, 0)
+            _FastWalk(interpolating, shared.read if shared else None).in_place(data, 0)
     except _Abort:
         return False
     doc.env = env
     return True
+
+
+def _block_header_in_flow(text: str) -> bool:
+    """Whether a block scalar header (``|``, ``>``) stands inside a flow collection
+    (more ``[{`` than ``]}`` before it): libyaml refuses it, yaml-rs reads text."""
+    headers = sorted(m.start() for pattern in _BLOCK_HEADERS for m in pattern.finditer(text))
+    depth = start = 0
+    for position in headers:
+        depth += (text.count("{", start, position) + text.count("[", start, position)
+                  - text.count("}", start, position) - text.count("]", start, position))
+        if depth > 0:
+            return True
+        start = position
+    return False
+
+
+def _all_strings(mapping: dict[Any, Any]) -> bool:
+    try:
+        "".join(mapping)  # in C: fails on the first key that is not a string
+    except TypeError:
+        return False
+    return True
+
+
+@dataclass
+class SharedBodies:
+    """Equal command objects of the files of one run, kept once.
+
+    Hundreds of guilds usually carry the same command bodies: keeping one
+    object for each saves memory, and lets per-command work run once per
+    distinct body (:class:`cmdsync.validate.rules.base.PerCommand`,
+    :func:`cmdsync.state.desired.desired_state`). Equal means equal data,
+    types and key order (``marshal`` bytes). ``read`` holds the commands read
+    the fast way, by what yaml-rs gave and their depth (converted once,
+    their copies never walked); ``converted`` the others, by their data.
+    Nothing changes manifest data after loading, so sharing is invisible.
+    """
+
+    read: dict[tuple[int, bytes], Any] = field(default_factory=dict)
+    converted: dict[bytes, Any] = field(default_factory=dict)
+
+
+def _share_commands(data: Any, bodies: dict[bytes, Any]) -> None:
+    """Replace each command object of ``data`` by the equal one in ``bodies``, if any."""
+    lists: list[Any] = [data] if isinstance(data, list) else []
+    if isinstance(data, dict):
+        lists.append(data.get("commands"))
+        guilds = data.get("guilds")
+        if isinstance(guilds, dict):
+            lists += [g.get("commands") for g in guilds.values() if isinstance(g, dict)]
+    for items in lists:
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if isinstance(item, dict):
+                try:
+                    key = marshal.dumps(item)
+                except ValueError:  # not plain data
+                    continue
+                items[index] = bodies.setdefault(key, item)
 
 
 class _FastWalk:
@@ -348,23 +419,34 @@ class _FastWalk:
     careful way can report or decide.
     """
 
-    def __init__(self, env: Mapping[str, str] | None) -> None:
+    def __init__(self, env: Mapping[str, str] | None,
+                 read: dict[tuple[int, bytes], Any] | None = None) -> None:
         self.env = env
+        self.read = read  # SharedBodies.read: commands converted so far, by what yaml-rs gave
 
-    def in_place(self, container: dict[Any, Any] | list[Any], depth: int) -> None:
+    def in_place(self, container: dict[Any, Any] | list[Any], depth: int,
+                 commands: bool = False) -> None:
         if depth >= MAX_DEPTH:
             raise _Abort
         env = self.env
         if type(container) is list:
             for index, item in enumerate(container):
                 kind = type(item)
-                if kind is dict or kind is list:
+                if kind is dict and commands and self.read is not None:
+                    key = (depth, marshal.dumps(item))  # before converting: the same result
+                    known = self.read.get(key)
+                    if known is None:
+                        self.in_place(item, depth + 1)
+                        self.read[key] = item
+                    else:
+                        container[index] = known
+                elif kind is dict or kind is list:
                     self.in_place(item, depth + 1)
                 elif kind is str and env is not None and "$" in item:
                     container[index] = self._string(item)
             return
         assert isinstance(container, dict)
-        if env is not None or not all(type(key) is str for key in container):
+        if env is not None or not _all_strings(container):
             converted = {self._key(key): item for key, item in container.items()}
             if len(converted) != len(container):
                 raise _Abort  # two keys written differently, the same after conversion
@@ -373,7 +455,7 @@ class _FastWalk:
         for key, item in container.items():
             kind = type(item)
             if kind is dict or kind is list:
-                self.in_place(item, depth + 1)
+                self.in_place(item, depth + 1, key == "commands")
             elif kind is str:
                 if env is not None and "$" in item:
                     container[key] = self._string(item)

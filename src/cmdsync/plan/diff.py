@@ -30,6 +30,7 @@ type, then name.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -64,10 +65,11 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
                                       for c in s.commands if c.entry is not None],
                                      live.application)
     matched: dict[str, list[CommandChange]] = {}
+    forms = _Forms(defaults)
     for scope in desired.scopes.values():
         if scope.manages_commands:
             matched[scope.scope] = _scope_commands(scope, live, prune and scope.prune,
-                                                   defaults, warnings, errors)
+                                                   forms, warnings, errors)
     plans = []
     for scope in desired.scopes.values():
         commands = matched.get(scope.scope, [])
@@ -81,7 +83,7 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
 
 
 def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
-                    defaults: list[int] | None, warnings: list[str], errors: list[str]
+                    forms: _Forms, warnings: list[str], errors: list[str]
                     ) -> list[CommandChange]:
     remaining = {str(c["id"]): c for c in live.scope(scope.scope).commands}
     changes: list[CommandChange] = []
@@ -89,7 +91,7 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
     for command in scope.commands:  # ids first, so a rename keeps its command
         if command.id is not None and command.id in remaining:
             changes.append(_compare(scope.scope, command.body, remaining.pop(command.id),
-                                    defaults, errors))
+                                    forms, errors))
         else:
             if command.id is not None:
                 warnings.append(f"{scope_label(scope.scope)}: {_kind(command.body)} "
@@ -102,7 +104,7 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
         found = next((i for i, c in remaining.items() if _match_key(c) == key), None)
         if found is not None:
             changes.append(_compare(scope.scope, command.body, remaining.pop(found),
-                                    defaults, errors))
+                                    forms, errors))
         else:
             body = {k: v for k, v in command.body.items() if k != "id"}
             changes.append(CommandChange(Action.CREATE, scope.scope, _type(body),
@@ -112,20 +114,17 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
 
 
 def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
-             defaults: list[int] | None, errors: list[str]) -> CommandChange:
+             forms: _Forms, errors: list[str]) -> CommandChange:
     kind, name = _type(current), str(current.get("name"))
     if _type(body) != kind:
         errors.append(f"{scope_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
                       f"command, but the manifest declares it as "
                       f"{CommandType(_type(body)).name}: Discord cannot change a command's "
                       "type; remove the id to create a new command")
-    before = canonical(dict(current), scope=scope, default_integration_types=defaults)
-    after = fill_unknown(canonical(dict(body), scope=scope,
-                                   default_integration_types=defaults), before)
-    changes = tuple(FieldChange(*c) for c in field_changes(before, after))
+    after, changes = forms.compare(current, body, scope)
     new_name = str(body.get("name"))
     sent = {**body, "id": str(current["id"])}
-    if scope == "global" and defaults is None and body.get("integration_types") is None \
+    if scope == "global" and forms.defaults is None and body.get("integration_types") is None \
             and after.get("integration_types") is not None:
         # The plan compared against the live value (the app's default is not
         # known): send it, so apply keeps what the plan showed.
@@ -134,6 +133,60 @@ def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
         Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
         str(current["id"]), _version(current), changes, sent,
         renamed_from=name if new_name != name else None)
+
+
+class _Forms:
+    """Canonical forms and their field changes, worked out once per distinct pair.
+
+    Hundreds of guilds usually hold the same commands: a desired body is one
+    object wherever the manifest repeats it (``SharedBodies``), and live
+    commands that differ only in their ids and version have equal
+    :func:`_live_key`. :func:`~cmdsync.state.normalize.canonical` depends on
+    the scope only through whether it is global.
+    """
+
+    def __init__(self, defaults: list[int] | None) -> None:
+        self.defaults = defaults
+        self._live: dict[tuple[bytes | int, bool], dict[str, Any]] = {}
+        self._desired: dict[tuple[int, bool], tuple[Mapping[str, Any], dict[str, Any]]] = {}
+        self._changes: dict[tuple[bytes | int, int, bool], tuple[FieldChange, ...]] = {}
+        self._kept: list[Mapping[str, Any]] = []  # live commands keyed by id(): kept alive
+
+    def compare(self, current: Mapping[str, Any], body: Mapping[str, Any], scope: str
+                ) -> tuple[dict[str, Any], tuple[FieldChange, ...]]:
+        """The desired command's canonical form (unknowns filled from live), and the
+        fields that differ from the live command's."""
+        is_global = scope == "global"
+        live_key: bytes | int | None = _live_key(current)
+        if live_key is None:
+            self._kept.append(current)
+            live_key = id(current)
+        before = self._live.get((live_key, is_global))
+        if before is None:
+            before = self._live[(live_key, is_global)] = canonical(
+                dict(current), scope=scope, default_integration_types=self.defaults)
+        desired = self._desired.get((id(body), is_global))
+        if desired is None:
+            desired = self._desired[(id(body), is_global)] = (body, canonical(
+                dict(body), scope=scope, default_integration_types=self.defaults))
+        after = fill_unknown(desired[1], before)
+        pair = (live_key, id(body), is_global)
+        changes = self._changes.get(pair)
+        if changes is None:
+            changes = self._changes[pair] = tuple(
+                FieldChange(*c) for c in field_changes(before, after))
+        return after, changes
+
+
+_INSTANCE_KEYS = frozenset({"id", "application_id", "guild_id", "version"})
+
+
+def _live_key(command: Mapping[str, Any]) -> bytes | None:
+    """Equal for live commands that differ at most in ids and version (None: not plain data)."""
+    try:
+        return marshal.dumps({k: v for k, v in command.items() if k not in _INSTANCE_KEYS})
+    except ValueError:
+        return None
 
 
 def _unmanaged(scope: str, commands: Iterable[Mapping[str, Any]], prune: bool

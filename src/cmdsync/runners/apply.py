@@ -147,7 +147,7 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
         plan = with_budget_warnings(planned, ledger=ledger.load(cwd),
                                     api_url=session.api_url, now=clock())
         hooks.show_plan(plan)
-        located = {key: entry.doc.locate(entry.path) for key, entry in state.entries().items()}
+        located = state.locations()
         done = await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                             cwd=cwd, clock=clock, entries=state.entries(),
                             confirm=interactive, signals=signals)

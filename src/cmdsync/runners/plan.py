@@ -177,5 +177,5 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
     if plan is None:
         return PlanRun(checked, api_url=api_url, application=info)
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
-    located = {key: entry.doc.locate(entry.path) for key, entry in state.entries().items()}
+    located = state.locations()
     return PlanRun(checked, plan, api_url, info, located)

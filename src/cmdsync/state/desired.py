@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
+from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
@@ -83,6 +84,35 @@ class DesiredState:
                            str(command.body.get("name")))] = command.entry
         return found
 
+    def locations(self) -> Locations:
+        """Where each ``(scope, type, name)`` is written, found when first asked for."""
+        return Locations(self.entries())
+
+
+class Locations(Mapping[tuple[str, int, str], Location]):
+    """A read-only mapping of ``(scope, type, name)`` to its :class:`Location`.
+
+    Locating a command costs its file's positions (read again with PyYAML
+    when the file was read without them), so each is found on first access:
+    a plan's annotations ask only for the commands that change.
+    """
+
+    def __init__(self, entries: Mapping[tuple[str, int, str], CommandEntry]) -> None:
+        self._entries = entries
+        self._found: dict[tuple[str, int, str], Location] = {}
+
+    def __getitem__(self, key: tuple[str, int, str]) -> Location:
+        if key not in self._found:
+            entry = self._entries[key]
+            self._found[key] = entry.doc.locate(entry.path)
+        return self._found[key]
+
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
 
 def desired_state(manifest: ManifestSet, *, application_id: str | None = None
                   ) -> DesiredState:
@@ -95,8 +125,13 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
     app_ids, scopes = _scopes(manifest)
     if application_id is None:
         application_id = _one_application(app_ids)
+    bodies: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
     for entry in manifest.commands:
-        body = request_body(entry.data)
+        # once per distinct body: equal bodies share one object (SharedBodies)
+        known = bodies.get(id(entry.data))
+        if known is None:
+            known = bodies[id(entry.data)] = (entry.data, request_body(entry.data))
+        body = known[1]
         scopes.setdefault(entry.scope, {"manages": True, "prune": True, "permissions": None})
         scopes[entry.scope].setdefault("commands", []).append(
             DesiredCommand(entry.scope, body, entry))
@@ -160,12 +195,45 @@ def _scopes(manifest: ManifestSet) -> tuple[set[str], dict[str, dict[str, Any]]]
 
 
 def state_digest(application_id: str | None, scopes: Iterable[DesiredScope]) -> str:
-    """``"sha256:<hex>"`` over the application id and every scope's bodies and flags."""
-    document = {"application_id": application_id, "scopes": [
-        {"scope": s.scope, "manages_commands": s.manages_commands, "prune": s.prune,
-         "commands": [dict(c.body) for c in s.commands],
-         "permissions": None if s.permissions is None else
-         {k: [dict(o) for o in v] for k, v in s.permissions.items()}}
-        for s in scopes]}
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """``"sha256:<hex>"`` over the application id and every scope's bodies and flags.
+
+    The hash of one JSON document (sorted keys, no spaces, UTF-8)::
+
+        {"application_id": ..., "scopes": [{"commands": [...], "manages_commands": ...,
+         "permissions": ..., "prune": ..., "scope": ...}, ...]}
+
+    written piece by piece, each distinct body encoded once.
+    """
+    digest = hashlib.sha256()
+    encoded: dict[int, tuple[Mapping[str, Any], bytes]] = {}
+
+    def write(value: Any) -> None:
+        digest.update(_json(value))
+
+    digest.update(b'{"application_id":')
+    write(application_id)
+    digest.update(b',"scopes":[')
+    for n, scope in enumerate(scopes):
+        digest.update(b'{"commands":[' if n == 0 else b',{"commands":[')
+        for i, command in enumerate(scope.commands):
+            known = encoded.get(id(command.body))
+            if known is None:
+                known = encoded[id(command.body)] = (command.body, _json(dict(command.body)))
+            digest.update(known[1] if i == 0 else b"," + known[1])
+        digest.update(b'],"manages_commands":')
+        write(scope.manages_commands)
+        digest.update(b',"permissions":')
+        write(None if scope.permissions is None else
+              {k: [dict(o) for o in v] for k, v in scope.permissions.items()})
+        digest.update(b',"prune":')
+        write(scope.prune)
+        digest.update(b',"scope":')
+        write(scope.scope)
+        digest.update(b"}")
+    digest.update(b"]}")
+    return "sha256:" + digest.hexdigest()
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")

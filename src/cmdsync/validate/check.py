@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from cmdsync.manifest.code import code_documents, is_code_source
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect, share_commands
-from cmdsync.manifest.loader import Document, load_file
+from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect
+from cmdsync.manifest.loader import Document, SharedBodies, load_file
 from cmdsync.validate import gcpause
 from cmdsync.validate.rules import all_rules
 from cmdsync.validate.rules.base import PerCommand
@@ -184,12 +184,9 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
     code = [p for p in paths if is_code_source(p)]
     files, problems = expand_paths([p for p in paths if not is_code_source(p)])
     with gcpause.paused():
-        documents = []
-        bodies: dict[bytes, dict[str, Any]] = {}
-        for path in files:
-            documents.append(load_file(path, env=env, placeholders=placeholders))
-            if documents[-1].data is not None:
-                share_commands(documents[-1], bodies)
+        shared = SharedBodies()
+        documents = [load_file(path, env=env, placeholders=placeholders, shared=shared)
+                     for path in files]
         for reference in code:
             found, unusable = code_documents(reference)
             documents += found

@@ -90,7 +90,7 @@ class PerCommand:
     """Per-command rules run once per distinct command body, their findings spread.
 
     Commands are alike when they share one data object (see
-    :func:`cmdsync.manifest.entries.share_commands`), are equally raw and come
+    :class:`cmdsync.manifest.loader.SharedBodies`), are equally raw and come
     from the same kind of file. :attr:`representatives` holds the first
     command of each such group; :meth:`spread` gives each finding on a
     representative at every command of its group, with that command's file
