@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS commands (
     type INTEGER NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, version TEXT NOT NULL,
     seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS commands_scope ON commands (application_id, guild_id, seq);
+CREATE INDEX IF NOT EXISTS commands_seq ON commands (seq);  -- MAX(seq) for each new command
 CREATE TABLE IF NOT EXISTS permissions (
     application_id TEXT NOT NULL, guild_id TEXT NOT NULL, target_id TEXT NOT NULL,
     body TEXT NOT NULL, PRIMARY KEY (application_id, guild_id, target_id));
