@@ -149,6 +149,41 @@ def test_rename_keeps_id_and_puts_overwrites_back() -> None:
     assert not after.has_changes
 
 
+def test_overwrites_are_read_where_the_plan_needs_them_only() -> None:
+    """Without permissions or renames no overwrite is read; a global rename reads every
+    guild's, to say where Discord drops them."""
+    other = "555555555555555555"
+    seed = emulator_seed.default_seed()
+    seed["guilds"].append({"id": other, "name": "Other"})
+    emulator = new_emulator(seed=seed)
+    guilds = f'guilds:\n  "{GUILD}": {{commands: [{{name: g, description: G}}]}}\n' \
+             f'  "{other}": {{commands: [{{name: o, description: O}}]}}\n'
+
+    def reads() -> list[str]:
+        return sorted(e.path for e in emulator.log.entries() if "permissions" in e.path)
+
+    async def scenario() -> tuple[list[str], list[str], Plan]:
+        async with make_client(emulator) as client:
+            state = desired("commands: [{name: ping, description: Ping}]\n" + guilds)
+            await apply(client, await plan_of(client, state))
+            ping = next(c["id"] for c in await endpoints.list_commands(client, APP, "global"))
+            await endpoints.put_permissions(
+                client, APP, GUILD, ping, [{"id": GUILD, "type": 1, "permission": True}])
+            emulator.log.clear()
+            await plan_of(client, state)
+            plain = reads()
+            emulator.log.clear()
+            rename = await plan_of(client, desired(
+                f'commands: [{{id: "{ping}", name: pong, description: Ping}}]\n' + guilds))
+            return plain, reads(), rename
+
+    plain, renaming, rename = asyncio.run(scenario())
+    assert plain == []
+    assert renaming == [f"/api/v10/applications/{APP}/guilds/{g}/commands/permissions"
+                        for g in sorted([GUILD, other])]
+    assert any(f"lost in guild {GUILD}" in w for w in rename.warnings)
+
+
 def test_entry_point_is_kept_and_bulk_overwrite_succeeds() -> None:
     seed = emulator_seed.default_seed()
     seed["applications"][0]["flags"] = ["embedded"]

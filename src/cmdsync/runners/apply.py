@@ -184,7 +184,8 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
             async def read() -> LiveState:
                 return await fetch_scopes(session.client, plan.application_id,
-                                          list(dict.fromkeys(scopes)), need_permissions=needed)
+                                          list(dict.fromkeys(scopes)), need_permissions=needed,
+                                          only_needed=True)
 
             live = await read()
             stale = stale_reasons(plan, live)

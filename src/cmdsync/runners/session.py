@@ -147,23 +147,25 @@ def _with_base(config: ClientConfig, base_url: str) -> ClientConfig:
 
 
 async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str], *,
-                       need_permissions: Iterable[str] | None = None) -> LiveState:
+                       need_permissions: Iterable[str] | None = None,
+                       only_needed: bool = False) -> LiveState:
     """Every scope's commands, and each guild's permission sets, fetched concurrently.
 
     ``scopes`` are ``"global"`` and guild ids. Overwrites are read for every
     guild when the credentials allow it (a bot token, or the user's Bearer
-    token); with client credentials alone, only ``need_permissions`` guilds
-    are read, which then fails with a message naming the token to set.
-    Raises :class:`~cmdsync.errors.ApiError` for the first failed
-    request (an unknown guild is 404 code 10004; a guild without the app's
-    ``applications.commands`` scope 403 code 50001).
+    token); with client credentials alone, or with ``only_needed``, only
+    ``need_permissions`` guilds are read, which then fails with a message
+    naming the token to set. Raises :class:`~cmdsync.errors.ApiError` for
+    the first failed request (an unknown guild is 404 code 10004; a guild
+    without the app's ``applications.commands`` scope 403 code 50001).
     """
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
+    readable = client.can_read_permissions and not only_needed
 
     async def one(scope: str) -> LiveScope:
         commands_call = endpoints.list_commands(client, application_id, scope)
-        if scope == "global" or (scope not in needed and not client.can_read_permissions):
+        if scope == "global" or (scope not in needed and not readable):
             return live_scope(scope, await commands_call)
         commands, permissions = await asyncio.gather(
             commands_call, endpoints.list_guild_permissions(client, application_id, scope))
@@ -171,6 +173,36 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
 
     found = await asyncio.gather(*(one(scope) for scope in wanted))
     return LiveState(application_id, {scope.scope: scope for scope in found})
+
+
+async def _fetch_permissions(client: DiscordClient, application_id: str, live: LiveState,
+                             guilds: Iterable[str]) -> LiveState:
+    """``live`` with the permission sets of ``guilds`` read as well."""
+    async def one(scope: LiveScope) -> LiveScope:
+        permissions = await endpoints.list_guild_permissions(client, application_id,
+                                                             scope.scope)
+        return live_scope(scope.scope, scope.commands, permissions)
+
+    wanted = [live.scopes[g] for g in guilds if g in live.scopes]
+    found = await asyncio.gather(*(one(scope) for scope in wanted))
+    return replace(live, scopes={**live.scopes, **{scope.scope: scope for scope in found}})
+
+
+def renamed_scopes(desired: DesiredState, live: LiveState) -> set[str]:
+    """Scopes where a manifest command's ``id`` names a live command of another name.
+
+    Discord drops a renamed command's overwrites: the plan warns where they
+    are lost, so those guilds' overwrites must be read (every guild's, for
+    a global command).
+    """
+    found = set()
+    for scope in desired.scopes.values():
+        names = {str(c.get("id")): c.get("name") for c in live.scope(scope.scope).commands}
+        for command in scope.commands:
+            if command.id is not None and command.id in names \
+                    and names[command.id] != command.body.get("name"):
+                found.add(scope.scope)
+    return found
 
 
 def scopes_to_fetch(desired: DesiredState) -> list[str]:
@@ -190,13 +222,23 @@ async def fetch_live(client: DiscordClient, application_id: str, desired: Desire
                      application: AppInfo | None = None) -> LiveState:
     """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
 
-    Overwrites must be readable in the guilds whose ``permissions`` the
-    manifest sets; elsewhere they only feed rename warnings. ``application``
-    (from :func:`read_application`) is kept in the state for the diff.
+    Commands are read in every scope; overwrites in the guilds whose
+    ``permissions`` the manifest sets, and then, when the manifest renames
+    a command (:func:`renamed_scopes`), in the guilds where Discord would
+    drop its overwrites (every guild read, for a global command), so that
+    the plan can say where they are lost; no other request is made.
+    ``application`` (from :func:`read_application`) is kept in the state
+    for the diff.
     """
     needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
     live = await fetch_scopes(client, application_id, scopes_to_fetch(desired),
-                              need_permissions=needed)
+                              need_permissions=needed, only_needed=True)
+    renamed = renamed_scopes(desired, live)
+    if renamed and client.can_read_permissions:
+        guilds = [g for g in live.scopes if g != "global"] if "global" in renamed \
+            else sorted(renamed - {"global"})
+        live = await _fetch_permissions(client, application_id, live,
+                                        [g for g in guilds if g not in needed])
     return replace(live, application=application)
 
 
