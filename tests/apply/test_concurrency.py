@@ -59,7 +59,15 @@ def test_a_backup_restores_exactly_what_it_holds(tmp_path: Path) -> None:
         "name": "meme", "description": "Pick an engine 🔗", "options": [{
             "type": "string", "name": "engine", "description": "Engine", "choices": [
                 {"name": "🔗 v1 - Markov chains", "value": "v1"},
-                {"name": "💡 v2 — LLMs", "value": "v2"}]}]}]}
+                {"name": "💡 v2 — LLMs", "value": "v2"}]}]}],
+        "guilds": {"222222222222222222": {"commands": [
+            {"name": "price", "description": "Costs ${PRICE}: kept as written", "nsfw": True,
+             "options": [{"type": 4, "name": "n", "description": "N", "min_value": 1.5}]}],
+            "permissions": {}}}}
     path = write_backup(manifest, cwd=str(tmp_path), application_id="111111111111111111",
                         now=1_750_000_000.0)
-    assert load_file(str(tmp_path / path), env={}).data == manifest
+    assert path.endswith(".json")
+    doc = load_file(str(tmp_path / path), env={})
+    assert not doc.diagnostics
+    assert doc.data.pop("x-cmdsync-backup").endswith(f"Restore it with `cmdsync apply {path}`")
+    assert doc.data == manifest

@@ -75,10 +75,10 @@ def test_backup_is_written_first_and_restores_the_previous_state(
     result = apply(emulator, [path], tmp_path).result
     assert result is not None and result.ok and result.backup is not None
     backup = tmp_path / result.backup
-    assert re.fullmatch(rf"\.cmdsync/backups/\d{{8}}T\d{{6}}Z-{APP}(-\d+)?\.yaml", result.backup)
+    assert re.fullmatch(rf"\.cmdsync/backups/\d{{8}}T\d{{6}}Z-{APP}(-\d+)?\.json", result.backup)
     text = backup.read_text(encoding="utf-8")
-    assert f"#   cmdsync apply {result.backup}\n" in text
-    assert f"- id: '{mod}'\n" in text and not any(secret in text for secret in SECRETS)
+    assert f"Restore it with `cmdsync apply {result.backup}`" in text
+    assert f'"id": "{mod}"' in text and not any(secret in text for secret in SECRETS)
     assert state(emulator) != before
     restored = apply(emulator, [str(backup)], tmp_path).result
     assert restored is not None and restored.ok
@@ -97,10 +97,10 @@ def test_backup_holds_only_the_scopes_that_change(emulator: Emulator, tmp_path: 
     write(tmp_path / "bot.yaml", MANIFEST.replace("permission: false", "permission: true"))
     result = apply(emulator, [path], tmp_path).result
     assert result is not None and result.backup is not None
-    text = (tmp_path / result.backup).read_text(encoding="utf-8")
-    assert text.split("\n", 3)[3] == (
-        f"application_id: '{APP}'\nguilds:\n  '{GUILD}':\n    permissions:\n      mod:\n"
-        "      - type: role\n        id: everyone\n        permission: false\n")
+    data = json.loads((tmp_path / result.backup).read_text(encoding="utf-8"))
+    del data["x-cmdsync-backup"]
+    assert data == {"application_id": APP, "guilds": {GUILD: {"permissions": {"mod": [
+        {"type": "role", "id": "everyone", "permission": False}]}}}}
 
 
 def test_a_saved_plan_applies_without_asking_when_live_state_still_matches(

@@ -41,8 +41,8 @@ def ids(text: str) -> str:
 APPLIED = (
     "\n"
     "Backed up the live state of the changed scopes to "
-    ".cmdsync/backups/<TIME>-111111111111111111.yaml\n"
-    "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.yaml`).\n"
+    ".cmdsync/backups/<TIME>-111111111111111111.json\n"
+    "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
     "\n"
     "global: applied (per command)\n"
     '  + chat_input "ping" (id <ID>): created\n'
@@ -168,8 +168,8 @@ def test_a_failure_mid_apply_is_reported_exactly_and_exits_1(
     assert ids(out).removeprefix(FIRST_PLAN) == (
         "\n"
         "Backed up the live state of the changed scopes to "
-        ".cmdsync/backups/<TIME>-111111111111111111.yaml\n"
-        "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.yaml`).\n"
+        ".cmdsync/backups/<TIME>-111111111111111111.json\n"
+        "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
         "\n"
         "global: applied (per command)\n"
         '  + chat_input "ping" (id <ID>): created\n'

@@ -1,8 +1,10 @@
 """Backups: the live state of every scope apply changes, written as a manifest first.
 
 Before its first write apply saves ``.cmdsync/backups/<UTC
-timestamp>-<application id>.yaml``: a manifest (as ``cmdsync pull`` writes
-one, ids kept) holding only the scopes the apply changes; for a guild whose
+timestamp>-<application id>.json``: a manifest (the data ``cmdsync pull``
+writes, ids kept, in JSON: written in a tenth of a second for thousands of
+commands, read back exactly, and never interpolated) holding only the scopes
+the apply changes; for a guild whose
 commands change, its commands and (when readable) its overwrites; for a
 guild whose overwrites alone change, only those. ``cmdsync apply <backup>``
 restores them: renamed commands get their names back under the same ids,
@@ -12,6 +14,7 @@ overwrites are put back. The file holds no credential.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Collection, Iterable
 from datetime import datetime, timezone
@@ -53,21 +56,18 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
     """Write ``manifest`` and return its path relative to ``cwd``.
 
     ``now`` is epoch seconds; the name is ``<YYYYmmddTHHMMSSZ>-<application
-    id>.yaml``, with ``-2``, ``-3``... when one exists already. Raises
+    id>.json``, with ``-2``, ``-3``... when one exists already. Raises
     :class:`~cmdsync.errors.CmdsyncError` when it cannot be written (then
     apply makes no write).
     """
-    import yaml
-
     stamp = datetime.fromtimestamp(now, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = os.path.join(cwd, BACKUP_DIR)
     for suffix in _suffixes():
-        relative = os.path.join(BACKUP_DIR, f"{stamp}-{application_id}{suffix}.yaml")
-        header = (f"# Written by cmdsync apply before changing application {application_id}:"
-                  "\n# the live state of every scope it changed. Restore it with\n"
-                  f"#   cmdsync apply {relative}\n")
-        text = header + yaml.dump(manifest, Dumper=_dumper(), sort_keys=False, allow_unicode=True,
-                                       default_flow_style=False, width=100)
+        relative = os.path.join(BACKUP_DIR, f"{stamp}-{application_id}{suffix}.json")
+        note = (f"Written by cmdsync apply before changing application {application_id}: "
+                f"the live state of every scope it changed. Restore it with "
+                f"`cmdsync apply {relative}`")
+        text = _json_text({"x-cmdsync-backup": note, **manifest})
         target = os.path.join(cwd, relative)
         if os.path.lexists(target):
             continue
@@ -84,12 +84,23 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
     raise AssertionError("unreachable")
 
 
-def _dumper() -> Any:
-    """libyaml's emitter when PyYAML has it: about 5x faster on large backups. Its text
-    differs (emoji escaped) but loads to the same data, so a backup restores exactly."""
-    import yaml
+def _json_text(manifest: dict[str, Any]) -> str:
+    """The manifest as JSON, one global command or one guild a line (each in one call
+    of the C encoder), so that a large backup is quick to write and still to read."""
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
 
-    return getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    lines = []
+    for key, value in manifest.items():
+        if key == "commands" and isinstance(value, list) and value:
+            items = ",\n".join(f"    {one(c)}" for c in value)
+            lines.append(f"  {one(key)}: [\n{items}\n  ]")
+        elif key == "guilds" and isinstance(value, dict) and value:
+            items = ",\n".join(f"    {one(g)}: {one(v)}" for g, v in value.items())
+            lines.append(f"  {one(key)}: {{\n{items}\n  }}")
+        else:
+            lines.append(f"  {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _suffixes() -> Iterable[str]:
