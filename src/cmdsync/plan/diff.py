@@ -31,6 +31,7 @@ type, then name.
 from __future__ import annotations
 
 import marshal
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -99,9 +100,12 @@ def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
                                 "is not a live command of this scope: it will be created "
                                 "with a new id")
             pending.append(command)
-    for command in pending:
-        key = _match_key(command.body)
-        found = next((i for i, c in remaining.items() if _match_key(c) == key), None)
+    by_key: dict[tuple[int, Any], list[str]] = {}
+    for live_id, live_command in remaining.items():
+        by_key.setdefault(_match_key(live_command), []).append(live_id)
+    for command in pending:  # the first live command of the same type and name
+        candidates = by_key.get(_match_key(command.body), [])
+        found = candidates.pop(0) if candidates else None
         if found is not None:
             changes.append(_compare(scope.scope, command.body, remaining.pop(found),
                                     forms, errors))
@@ -216,8 +220,8 @@ def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChan
     if not scope.manages_commands:
         return ScopePlan(scope.scope, (), tuple(perms), False, scope.prune, 0, {}, refs)
     creates = sum(1 for c in commands if c.action is Action.CREATE)
-    totals = {kind.name: sum(1 for c in commands if c.type == kind
-                             and c.action is not Action.DELETE) for kind in CommandType}
+    kept = Counter(int(c.type) for c in commands if c.action is not Action.DELETE)
+    totals = {kind.name: kept[int(kind)] for kind in CommandType}
     for kind in CommandType:
         if totals[kind.name] > MAX_COMMANDS_PER_TYPE[kind]:
             errors.append(f"{scope_label(scope.scope)}: {totals[kind.name]} {kind.name} commands "
@@ -259,9 +263,14 @@ def _match_key(command: Mapping[str, Any]) -> tuple[int, Any]:
                                                                          command.get("name"))
 
 
+_CHAT_INPUT = int(CommandType.CHAT_INPUT)
+
+
 def _type(command: Mapping[str, Any]) -> int:
-    value = command.get("type", CommandType.CHAT_INPUT)
-    return int(value) if isinstance(value, int) else int(CommandType.CHAT_INPUT)
+    value = command.get("type", _CHAT_INPUT)
+    if type(value) is int:  # the common case, without an enum lookup per command
+        return value
+    return int(value) if isinstance(value, int) else _CHAT_INPUT
 
 
 def _version(command: Mapping[str, Any]) -> str | None:

@@ -17,6 +17,7 @@ for each scope and ``GET .../commands/permissions`` for each guild;
 from __future__ import annotations
 
 import asyncio
+import marshal
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -162,17 +163,35 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
     readable = client.can_read_permissions and not only_needed
+    seen: dict[bytes, Any] = {}
 
     async def one(scope: str) -> LiveScope:
         commands_call = endpoints.list_commands(client, application_id, scope)
         if scope == "global" or (scope not in needed and not readable):
-            return live_scope(scope, await commands_call)
+            return live_scope(scope, _shared(await commands_call, seen))
         commands, permissions = await asyncio.gather(
             commands_call, endpoints.list_guild_permissions(client, application_id, scope))
-        return live_scope(scope, commands, permissions)
+        return live_scope(scope, _shared(commands, seen), permissions)
 
     found = await asyncio.gather(*(one(scope) for scope in wanted))
     return LiveState(application_id, {scope.scope: scope for scope in found})
+
+
+def _shared(commands: Any, seen: dict[bytes, Any]) -> Any:
+    """``commands`` (a list response) with equal nested values made one object.
+
+    Hundreds of guilds hold the same commands under other ids: their options
+    and localizations are kept once (``seen`` maps their ``marshal`` bytes to
+    the object kept). Values are only read afterwards, never changed.
+    """
+    if not isinstance(commands, list):
+        return commands
+    for command in commands:
+        if isinstance(command, dict):
+            for key, value in command.items():
+                if isinstance(value, (list, dict)) and value:
+                    command[key] = seen.setdefault(marshal.dumps(value), value)
+    return commands
 
 
 async def _fetch_permissions(client: DiscordClient, application_id: str, live: LiveState,
