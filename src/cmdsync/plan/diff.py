@@ -30,7 +30,6 @@ type, then name.
 
 from __future__ import annotations
 
-import marshal
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -151,9 +150,10 @@ class _Forms:
 
     def __init__(self, defaults: list[int] | None) -> None:
         self.defaults = defaults
-        self._live: dict[tuple[bytes | int, bool], dict[str, Any]] = {}
+        self._live: dict[tuple[tuple[Any, ...] | int, bool], dict[str, Any]] = {}
         self._desired: dict[tuple[int, bool], tuple[Mapping[str, Any], dict[str, Any]]] = {}
-        self._changes: dict[tuple[bytes | int, int, bool], tuple[FieldChange, ...]] = {}
+        self._changes: dict[tuple[tuple[Any, ...] | int, int, bool],
+                            tuple[FieldChange, ...]] = {}
         self._kept: list[Mapping[str, Any]] = []  # live commands keyed by id(): kept alive
 
     def compare(self, current: Mapping[str, Any], body: Mapping[str, Any], scope: str
@@ -161,7 +161,7 @@ class _Forms:
         """The desired command's canonical form (unknowns filled from live), and the
         fields that differ from the live command's."""
         is_global = scope == "global"
-        live_key: bytes | int | None = _live_key(current)
+        live_key: tuple[Any, ...] | int | None = _live_key(current)
         if live_key is None:
             self._kept.append(current)
             live_key = id(current)
@@ -185,12 +185,19 @@ class _Forms:
 _INSTANCE_KEYS = frozenset({"id", "application_id", "guild_id", "version"})
 
 
-def _live_key(command: Mapping[str, Any]) -> bytes | None:
-    """Equal for live commands that differ at most in ids and version (None: not plain data)."""
+def _live_key(command: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """Equal for live commands that differ at most in ids and version (None: unhashable).
+
+    Nested lists and objects count by identity: the fetch keeps equal ones
+    once (``runners.session._shared``), and the live state outlives the diff.
+    """
+    key = tuple((k, id(v) if isinstance(v, (list, dict)) else v)
+                for k, v in command.items() if k not in _INSTANCE_KEYS)
     try:
-        return marshal.dumps({k: v for k, v in command.items() if k not in _INSTANCE_KEYS})
-    except ValueError:
+        hash(key)
+    except TypeError:
         return None
+    return key
 
 
 def _unmanaged(scope: str, commands: Iterable[Mapping[str, Any]], prune: bool
