@@ -1,17 +1,30 @@
-"""Benchmarks against the emulator on loopback: plan at scale, and write efficiency.
+"""Benchmarks against the emulator on loopback: plan at scale (shared and
+distinct command bodies), apply from empty, one change per guild against a
+blind bulk overwrite, and write efficiency.
 
 The emulator runs in a thread of this process (:class:`BackgroundServer`);
 cmdsync runs as a child process, as a user runs it, so the two share
 nothing but the socket. Live state is seeded straight into the emulator's
 store (no requests, no rate limits); every count comes from the emulator's
 request log (``/_emulator/log``: reads, writes, creates, 429s).
+
+Each timed run is split into three phases on one clock, the epoch clock
+(``time.time()``) that stamps the log's entries: from spawning the child to
+the first request logged ("before requests": start, load, validate, build
+the desired state), from the first request to the last ("requests"), and
+from the last to the child's exit ("after requests"). An entry is stamped
+when the emulator has its answer ready, so the first phase includes the
+first request's round trip.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,7 +42,8 @@ from cmdsync.state.normalize import request_body
 
 APP = generate.APPLICATION_ID
 BOT_TOKEN, USER_TOKEN = "bench-bot-token", "bench-user-token"
-DISCORD_LIMIT = 50  # requests per second per bot (FACTS.md "Rate limits")
+DISCORD_LIMIT = 50  # requests per second per bot (Discord's "Rate Limits" documentation)
+Manifest = dict[str, Any]  # a manifest as loaded: application_id, guilds, commands
 # plan_paths is what `cmdsync plan` runs; here the client's proactive limit is off.
 UNLIMITED_PLAN = """\
 import sys
@@ -42,6 +56,29 @@ run = plan_paths([sys.argv[1]], connection=Connection(
 if run.plan is None or run.plan.has_changes:
     sys.exit("expected a plan without changes")
 sys.stdout.write(render.to_text(run.plan))
+"""
+# What most bots run at every start, as a child process like cmdsync: one PUT
+# per guild with the whole list (bodies as the API takes them, already built,
+# as a bot has them in code), one guild after another. A 429 is waited out
+# and the PUT sent again: the body's ``retry_after`` (seconds, fractional),
+# else the ``Retry-After`` header (Discord's "Rate Limits" documentation).
+BLIND_SYNC = """\
+import json, os, sys, time
+import httpx
+with open(sys.argv[1], encoding="utf-8") as handle:
+    scopes = json.load(handle)
+headers = {"Authorization": "Bot " + os.environ["DISCORD_BOT_TOKEN"]}
+with httpx.Client(base_url=os.environ["CMDSYNC_API_URL"], headers=headers,
+                  timeout=30) as client:
+    for guild, bodies in scopes["guilds"].items():
+        path = f"/applications/{scopes['application_id']}/guilds/{guild}/commands"
+        while (response := client.put(path, json=bodies)).status_code == 429:
+            try:
+                wait = float(response.json()["retry_after"])
+            except (ValueError, KeyError, TypeError):
+                wait = float(response.headers.get("Retry-After", "1"))
+            time.sleep(wait)
+        response.raise_for_status()
 """
 
 
@@ -81,6 +118,50 @@ def store_commands(emulator: Emulator, scopes: Mapping[str, list[dict[str, Any]]
     return ids
 
 
+def measured(emulator: Emulator, sample: procs.Sample) -> dict[str, Any]:
+    """One timed run as the emulator's log saw it.
+
+    ``seconds`` (wall, spawn to exit) and ``peak_mib`` (the child's peak
+    RSS) from the sample; ``requests``, ``reads`` and ``writes`` served
+    (429s left out), ``routes`` (served requests by route template),
+    ``written_guilds`` (how many guilds had a write), ``rate_limited``
+    (429s), ``creates`` (commands created); ``phases`` in seconds (see the
+    module docstring), which add up to the wall time give or take the two
+    clocks' reading apart; ``longest_gap_s``, the longest wait between two
+    requests logged one after the other, and ``longest_gap_between``, their
+    routes (time the child spends on its own between its reads and its
+    writes shows there, inside the request phase).
+    """
+    counts, entries = emulator.log.counts(), emulator.log.entries()
+    if len(entries) != counts["requests"]:
+        raise RuntimeError(f"the emulator's log kept {len(entries)} of {counts['requests']} "
+                           "requests: the phases would be wrong")
+    served = [e for e in entries if e.status != 429]
+    times = [e.time for e in entries]
+    first, last = (min(times), max(times)) if times else (sample.exited, sample.exited)
+    ordered = sorted(entries, key=lambda e: e.time)
+    gap = max(itertools.pairwise(ordered), key=lambda pair: pair[1].time - pair[0].time,
+              default=None)
+    writes = [e for e in served if e.kind == "write"]
+    return {"seconds": sample.seconds, "peak_mib": sample.peak_mib,
+            "requests": len(served), "reads": sum(e.kind == "read" for e in served),
+            "writes": len(writes), "routes": dict(Counter(e.route for e in served)),
+            "written_guilds": len({_guild(e.path) for e in writes}),
+            "creates": sum(e.creates for e in entries),
+            "rate_limited": len(entries) - len(served), "request_phase_s": last - first,
+            "longest_gap_s": gap[1].time - gap[0].time if gap else 0.0,
+            "longest_gap_between": [gap[0].route, gap[1].route] if gap else [],
+            "phases": {"before_requests_s": first - sample.spawned,
+                       "requests_s": last - first,
+                       "after_requests_s": sample.exited - last}}
+
+
+def _guild(path: str) -> str:
+    """The guild id in an API path, ``""`` for a path without one."""
+    parts = path.split("/")
+    return parts[parts.index("guilds") + 1] if "guilds" in parts[:-1] else ""
+
+
 def _phase(emulator: Emulator) -> tuple[int, int, float]:
     """Requests served (not 429), 429s, and seconds from the first request to the last."""
     counts = emulator.log.counts()
@@ -90,20 +171,24 @@ def _phase(emulator: Emulator) -> tuple[int, int, float]:
 
 
 def plan_at_scale(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
-                  runs: int) -> dict[str, Any]:
+                  runs: int, distinct: bool = False, unlimited: bool = True
+                  ) -> dict[str, Any]:
     """``cmdsync plan`` over ``guilds`` x ``per_guild`` unchanged commands, at 50 req/s.
 
-    Then once more with every limit off (the emulator's, and the client's
-    proactive one) for requests per second and peak memory.
+    ``distinct``: no two guilds share a command body (every body differs).
+    With ``unlimited``, once more with every limit off (the emulator's, and
+    the client's proactive one) for requests per second and peak memory.
     """
-    directory = os.path.join(workdir, "plan-at-scale")
-    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild)
+    directory = os.path.join(workdir, f"plan-{guilds}x{per_guild}{'-distinct' * distinct}")
+    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild, distinct=distinct)
     ids = generate.guild_ids(guilds)
     emulator = new_emulator(seed=seed(ids),
                             ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
-    commands = [generate.command(i) for i in range(per_guild)]
-    store_commands(emulator, {g: commands for g in ids})
-    limited = []
+    store_commands(emulator, {g: generate.guild_commands(g, per_guild, distinct=distinct)
+                              for g in ids})
+    result: dict[str, Any] = {"guilds": guilds, "commands_per_guild": per_guild,
+                              "distinct_bodies": distinct, "limit_per_s": DISCORD_LIMIT,
+                              "runs": []}
     with BackgroundServer(create_app(emulator)) as base_url:
         env = environment(base_url)
         command = [cmdsync, "plan", directory, "--detailed-exitcode"]
@@ -111,23 +196,106 @@ def plan_at_scale(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
             emulator.limiter.reset()
             emulator.log.clear()
             sample = procs.run(command, env=env, cwd=workdir)  # exit 0: no changes
+            result["runs"].append(measured(emulator, sample))
+        if unlimited:
+            emulator.limiter.configure(RateLimitConfig(global_limit=0, route_limit=0))
+            emulator.log.clear()
+            free = procs.run([sys.executable, "-c", UNLIMITED_PLAN, directory,
+                              f"{base_url}/api/v10"], env=env, cwd=workdir)
             served, refused, span = _phase(emulator)
-            limited.append({"seconds": sample.seconds, "requests": served,
-                            "rate_limited": refused, "request_phase_s": span,
-                            "peak_mib": sample.peak_mib})
-        emulator.limiter.configure(RateLimitConfig(global_limit=0, route_limit=0))
-        emulator.log.clear()
-        free = procs.run([sys.executable, "-c", UNLIMITED_PLAN, directory,
-                          f"{base_url}/api/v10"], env=env, cwd=workdir)
-        served, refused, span = _phase(emulator)
+            result["unlimited"] = {"seconds": free.seconds, "requests": served,
+                                   "rate_limited": refused, "request_phase_s": span,
+                                   "peak_mib": free.peak_mib}
+    emulator.store.close()
+    return result
+
+
+def apply_from_empty(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
+                     runs: int) -> dict[str, Any]:
+    """``cmdsync apply --auto-approve`` of ``guilds`` x ``per_guild`` commands, nothing live.
+
+    At 50 req/s; the live state is emptied before each run. After each run
+    the emulator's store is checked: ``complete_guilds`` counts the guilds
+    holding exactly their commands, each body as the manifest gives it.
+    """
+    directory = os.path.join(workdir, f"apply-{guilds}x{per_guild}")
+    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild)
+    ids = generate.guild_ids(guilds)
+    emulator = new_emulator(seed=seed(ids),
+                            ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
+    wanted = {g: generate.guild_commands(g, per_guild) for g in ids}
+    done = []
+    with BackgroundServer(create_app(emulator)) as base_url:
+        env = environment(base_url)
+        for _ in range(runs):
+            emulator.reset(seed(ids))  # no commands; limits and log start over
+            sample = procs.run([cmdsync, "apply", "--auto-approve", directory], env=env,
+                               cwd=workdir)
+            done.append({**measured(emulator, sample),
+                         "complete_guilds": complete_guilds(emulator, wanted)})
     emulator.store.close()
     return {"guilds": guilds, "commands_per_guild": per_guild, "limit_per_s": DISCORD_LIMIT,
-            "runs": limited,
-            "unlimited": {"seconds": free.seconds, "requests": served, "rate_limited": refused,
-                          "request_phase_s": span, "peak_mib": free.peak_mib}}
+            "runs": done}
 
 
-Manifest = dict[str, Any]
+def complete_guilds(emulator: Emulator, wanted: Mapping[str, list[dict[str, Any]]]) -> int:
+    """How many guilds of ``wanted`` the store holds exactly those commands for, no more."""
+    app = emulator.store.application(APP)
+    assert app is not None
+    complete = 0
+    with emulator.store.transaction() as db:
+        for guild, commands in wanted.items():
+            live = {c.name: c.body for c in emulator.store.commands(db, APP, guild)}
+            want = {c["name"]: stored_body(request_body(c, keep_id=False), guild=True,
+                                           integration_types=app.integration_types)
+                    for c in commands}
+            complete += live == want
+    return complete
+
+
+def apply_one_change(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
+                     runs: int) -> dict[str, Any]:
+    """One command's description changed in each of ``guilds``: cmdsync against a blind sync.
+
+    ``cmdsync apply --auto-approve`` and :data:`BLIND_SYNC` (one bulk
+    overwrite per guild), both child processes, turn about after one
+    untimed warm-up each, the live state reset to the unchanged commands
+    before every run; the emulator at 50 req/s for both.
+    """
+    ids = generate.guild_ids(guilds)
+    changed = min(7, per_guild - 1)
+    manifest: Manifest = {"application_id": APP, "guilds": {}}
+    for guild in ids:
+        commands = generate.guild_commands(guild, per_guild)
+        commands[changed]["description"] = "A new description for this one command"
+        manifest["guilds"][guild] = {"commands": commands}
+    path = os.path.join(workdir, f"one-change-{guilds}x{per_guild}.yaml")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(generate.dump_yaml(manifest))
+    bodies = os.path.join(workdir, f"one-change-{guilds}x{per_guild}.json")
+    with open(bodies, "w", encoding="utf-8") as handle:
+        json.dump({"application_id": APP, "guilds": {
+            g: [request_body(c, keep_id=False) for c in scope["commands"]]
+            for g, scope in manifest["guilds"].items()}}, handle)
+    emulator = new_emulator(seed=seed(ids),
+                            ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
+    ours: list[dict[str, Any]] = []
+    theirs: list[dict[str, Any]] = []
+    with BackgroundServer(create_app(emulator)) as base_url:
+        env = environment(base_url)
+        sides = {"cmdsync": [cmdsync, "apply", "--auto-approve", path],
+                 "blind": [sys.executable, "-c", BLIND_SYNC, bodies]}
+        for turn in range(runs + 1):  # the first turn warms up
+            for name, command in sides.items():
+                _fresh(emulator, ids, per_guild)
+                sample = procs.run(command, env=env, cwd=workdir)
+                if turn:
+                    (ours if name == "cmdsync" else theirs).append(measured(emulator, sample))
+    emulator.store.close()
+    return {"guilds": guilds, "commands_per_guild": per_guild, "changed_per_guild": 1,
+            "limit_per_s": DISCORD_LIMIT, "cmdsync_runs": ours, "blind_runs": theirs}
+
+
 Change = Callable[[Manifest, dict[str, dict[str, str]]], None]
 
 

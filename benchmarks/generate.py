@@ -5,6 +5,10 @@ four localized choices, a bounded integer option and a user option; every
 fifth command is a subcommand group of two subcommands. Nothing is random: the same arguments give
 the same bytes, so runs and machines compare.
 
+By default every guild gets the same commands; ``distinct=True`` salts each
+guild's commands with the guild's number (descriptions, their localizations
+and choice values), so that no two guilds share a command body.
+
 Discord allows at most 100 CHAT_INPUT commands per type per scope, so a
 large manifest spreads its commands over many guild scopes.
 """
@@ -30,29 +34,45 @@ def guild_ids(count: int) -> list[str]:
     return [str(FIRST_GUILD + i) for i in range(count)]
 
 
-def command(index: int) -> dict[str, Any]:
-    """The ``index``-th command: a name unique within a scope, up to 100 per scope."""
+def command(index: int, variant: int | None = None) -> dict[str, Any]:
+    """The ``index``-th command: a name unique within a scope, up to 100 per scope.
+
+    A ``variant`` (e.g. the guild's number) changes the description, its
+    localizations and every choice value, so bodies of different variants
+    never match; the name stays, and each field stays within Discord's
+    100-character limits.
+    """
     name = f"{_WORDS[index % len(_WORDS)]}-{index // len(_WORDS)}"
+    salt = "" if variant is None else f" (v{variant})"
     body: dict[str, Any] = {
         "name": name,
         "name_localizations": {locale: f"{name}-{locale}" for locale in LOCALES},
-        "description": f"Run {name} on a member of this server",
-        "description_localizations": {locale: f"{name} ({locale})" for locale in LOCALES},
+        "description": f"Run {name} on a member of this server{salt}",
+        "description_localizations": {locale: f"{name} ({locale}){salt}" for locale in LOCALES},
         "default_member_permissions": ["manage_messages"],
     }
-    options = _options(name)
+    options = _options(name, variant)
     if index % 5 == 0:
         options = [{"type": "sub_command_group", "name": "config",
                     "description": "Configure it",
                     "options": [{"type": "sub_command", "name": verb,
                                  "description": f"{verb.title()} a setting",
-                                 "options": _options(name)[:2]} for verb in ("set", "reset")]}]
+                                 "options": _options(name, variant)[:2]}
+                                for verb in ("set", "reset")]}]
     body["options"] = options
     return body
 
 
-def _options(name: str) -> list[dict[str, Any]]:
-    choices = [{"name": f"Choice {n}", "value": f"{name}-{n}",
+def guild_commands(guild: str, per_guild: int, *, distinct: bool = False
+                   ) -> list[dict[str, Any]]:
+    """The ``per_guild`` commands of ``guild``; salted with its number when ``distinct``."""
+    variant = int(guild) - FIRST_GUILD if distinct else None
+    return [command(i, variant) for i in range(per_guild)]
+
+
+def _options(name: str, variant: int | None = None) -> list[dict[str, Any]]:
+    value = name if variant is None else f"{name}-v{variant}"
+    choices = [{"name": f"Choice {n}", "value": f"{value}-{n}",
                 "name_localizations": {locale: f"Wahl {n} {locale}" for locale in LOCALES}}
                for n in range(4)]
     return [
@@ -65,19 +85,26 @@ def _options(name: str) -> list[dict[str, Any]]:
     ]
 
 
-def manifest_text(guilds: list[str], per_guild: int) -> str:
+def manifest_text(guilds: list[str], per_guild: int, *, distinct: bool = False) -> str:
     """A manifest with ``per_guild`` commands (at most 100) in each of ``guilds``.
 
     Block-style YAML with flow-style leaves, as people write it; no anchors:
-    every command is written out in every guild.
+    every command is written out in every guild. ``distinct``: see
+    :func:`guild_commands`.
     """
     if per_guild > 100:
         raise ValueError("Discord allows at most 100 CHAT_INPUT commands per scope")
-    commands = "".join(_indent(dump_yaml([command(i)]), "    ") for i in range(per_guild))
+    shared = "" if distinct else _commands_text([command(i) for i in range(per_guild)])
     lines = [f'application_id: "{APPLICATION_ID}"\n', "guilds:\n"]
     for guild in guilds:
+        commands = (_commands_text(guild_commands(guild, per_guild, distinct=True))
+                    if distinct else shared)
         lines.append(f'  "{guild}":\n    commands:\n{commands}')
     return "".join(lines)
+
+
+def _commands_text(commands: list[dict[str, Any]]) -> str:
+    return "".join(_indent(dump_yaml([c]), "    ") for c in commands)
 
 
 def dump_yaml(data: Any) -> str:
@@ -94,7 +121,7 @@ def _indent(text: str, prefix: str) -> str:
 
 
 def write_manifests(directory: str, *, guilds: int, per_guild: int,
-                    guilds_per_file: int = 100) -> list[str]:
+                    guilds_per_file: int = 100, distinct: bool = False) -> list[str]:
     """One manifest file per ``guilds_per_file`` guilds; returns the paths written.
 
     Each file stays under cmdsync's 10 MiB limit per file.
@@ -104,7 +131,7 @@ def write_manifests(directory: str, *, guilds: int, per_guild: int,
     for n, chunk in enumerate(_chunks(guild_ids(guilds), guilds_per_file)):
         path = os.path.join(directory, f"guilds-{n:03d}.yaml")
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(manifest_text(chunk, per_guild))
+            handle.write(manifest_text(chunk, per_guild, distinct=distinct))
         paths.append(path)
     return paths
 

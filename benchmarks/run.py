@@ -1,19 +1,23 @@
 """cmdsync's benchmarks, each measured side by side with a peer in one run.
 
     python benchmarks/run.py            # the full run (several minutes)
-    python benchmarks/run.py --quick    # small sizes, for CI (well under a minute)
+    python benchmarks/run.py --quick    # small sizes, for CI (about 90 s on 2 cores)
     python benchmarks/run.py --json out.json
+    python benchmarks/run.py --only plan_at_scale_1000,apply_from_empty
 
 Prints a table and writes JSON (default ``benchmarks/results/<UTC
 timestamp>.json``). Whole-process timings are medians of alternating runs
 (cmdsync, peer, cmdsync, peer...) after one warm-up each; every figure is a
-ratio to its peer (check-jsonschema, or the lower bound that Discord's rate
-limit sets) next to its target. See the README's "Benchmarks" section.
+ratio to its peer (check-jsonschema, the lower bound that Discord's rate
+limit sets, or a blind bulk overwrite) next to its target. Runs against the
+emulator also report each run's phases (before, during and after its
+requests) and the child's peak RSS. See the README's "Benchmarks" section.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -21,6 +25,7 @@ import platform
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -38,15 +43,31 @@ LARGEST_EXAMPLE = "examples/large-bot.yaml"
 
 @dataclass(frozen=True)
 class Sizes:
-    runs: int
+    """How big each benchmark is; commands per guild are ``plan_commands`` throughout."""
+
+    runs: int  # timed runs of each side of a comparison
     throughput_guilds: int  # x 100 commands
     plan_guilds: int
     plan_commands: int
-    plan_runs: int
+    plan_runs: int  # timed runs of each plan, and of apply from empty
+    plan_large_guilds: int  # the larger plan at scale
+    distinct_guilds: int  # plan with a distinct body for every command
+    apply_guilds: int  # apply from empty
+    change_guilds: int  # one command changed in each, against a blind bulk overwrite
 
 
-FULL = Sizes(runs=5, throughput_guilds=100, plan_guilds=500, plan_commands=50, plan_runs=3)
-QUICK = Sizes(runs=3, throughput_guilds=10, plan_guilds=20, plan_commands=10, plan_runs=1)
+FULL = Sizes(runs=5, throughput_guilds=100, plan_guilds=500, plan_commands=50, plan_runs=3,
+             plan_large_guilds=1000, distinct_guilds=100, apply_guilds=500, change_guilds=100)
+QUICK = Sizes(runs=3, throughput_guilds=10, plan_guilds=20, plan_commands=10, plan_runs=1,
+              plan_large_guilds=40, distinct_guilds=10, apply_guilds=20, change_guilds=10)
+# In the order they run and are reported.
+BENCHMARKS = ("cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
+              "plan_distinct_bodies", "apply_from_empty", "apply_one_change",
+              "write_efficiency")
+# Targets: wall time at most this times the bound that 50 requests per second
+# sets (requests served / 50), with no 429; and cmdsync's apply of one change
+# per guild at most this times a blind bulk overwrite's wall time.
+PLAN_TARGET, APPLY_TARGET, ONE_CHANGE_TARGET = 1.15, 1.2, 1.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,11 +78,14 @@ def main(argv: list[str] | None = None) -> int:
                         "3 with --quick)")
     parser.add_argument("--markdown", action="store_true",
                         help="also print the table as Markdown (for the README)")
+    parser.add_argument("--only", metavar="NAMES", type=_names,
+                        help="run only these benchmarks, comma-separated: "
+                        + ", ".join(BENCHMARKS))
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     if args.runs:
-        sizes = Sizes(args.runs, *list(vars(sizes).values())[1:])
-    results = run_all(sizes, quick=args.quick)
+        sizes = dataclasses.replace(sizes, runs=args.runs)
+    results = run_all(sizes, quick=args.quick, only=args.only)
     report.print_table(results)
     if args.markdown:
         print(report.markdown(results))
@@ -73,25 +97,55 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_all(sizes: Sizes, *, quick: bool) -> dict[str, Any]:
-    cmdsync, peer = tool("cmdsync"), tool("check-jsonschema")
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown benchmark {', '.join(unknown) or '(none)'}; "
+                                         f"choose from {', '.join(BENCHMARKS)}")
+    return names
+
+
+def run_all(sizes: Sizes, *, quick: bool, only: tuple[str, ...] | None = None
+            ) -> dict[str, Any]:
+    """Every benchmark of ``only`` (default: all), in :data:`BENCHMARKS` order."""
+    selected = [name for name in BENCHMARKS if only is None or name in only]
+    cmdsync = tool("cmdsync")
+    peer = tool("check-jsonschema") if {"cold_validate", "throughput", "cli_start"} & set(
+        selected) else ""
     results: dict[str, Any] = {"date": _now(), "quick": quick, "runs": sizes.runs,
-                               "machine": machine(), "benchmarks": {}}
-    benchmarks = results["benchmarks"]
+                               "machine": machine(), "benchmarks": {}, "load_1min": {}}
     os.chdir(ROOT)  # the example and the schema are named relative to the repository
     with tempfile.TemporaryDirectory(prefix="cmdsync-bench-") as workdir:
-        benchmarks["cold_validate"] = compare(
-            [cmdsync, "validate", LARGEST_EXAMPLE],
-            [peer, "--schemafile", SCHEMA, LARGEST_EXAMPLE], runs=sizes.runs, target=0.6)
-        benchmarks["throughput"] = throughput(cmdsync, peer, workdir, sizes)
-        benchmarks["cli_start"] = compare([cmdsync, "--help"], [peer, "--help"],
-                                          runs=sizes.runs, target=0.5)
-        benchmarks["plan_at_scale"] = plan_at_scale(cmdsync, workdir, sizes)
-        benchmarks["write_efficiency"] = emulated.write_efficiency(cmdsync, workdir)
-        for scenario in benchmarks["write_efficiency"].values():
-            got, want = scenario["cmdsync"], scenario["target"]
-            scenario["met"] = all(got[k] == v for k, v in want.items())
+        jobs: dict[str, Callable[[], dict[str, Any]]] = {
+            "cold_validate": lambda: compare(
+                [cmdsync, "validate", LARGEST_EXAMPLE],
+                [peer, "--schemafile", SCHEMA, LARGEST_EXAMPLE], runs=sizes.runs, target=0.6),
+            "throughput": lambda: throughput(cmdsync, peer, workdir, sizes),
+            "cli_start": lambda: compare([cmdsync, "--help"], [peer, "--help"],
+                                         runs=sizes.runs, target=0.5),
+            "plan_at_scale": lambda: plan_at_scale(cmdsync, workdir, sizes.plan_guilds, sizes),
+            "plan_at_scale_1000": lambda: plan_at_scale(
+                cmdsync, workdir, sizes.plan_large_guilds, sizes, unlimited=False),
+            "plan_distinct_bodies": lambda: plan_distinct_bodies(cmdsync, workdir, sizes),
+            "apply_from_empty": lambda: apply_from_empty(cmdsync, workdir, sizes),
+            "apply_one_change": lambda: apply_one_change(cmdsync, workdir, sizes),
+            "write_efficiency": lambda: write_efficiency(cmdsync, workdir),
+        }
+        for name in selected:
+            before = _load()
+            results["benchmarks"][name] = jobs[name]()
+            results["load_1min"][name] = [before, _load()]
     return results
+
+
+def _load() -> float | None:
+    """The 1-minute load average (None where the system has none).
+
+    Kept before and after each benchmark: its own child counts about 1, so
+    much more than that means something else competed for the CPUs.
+    """
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
 def compare(ours: list[str], peer: list[str], *, runs: int, target: float) -> dict[str, Any]:
@@ -119,24 +173,95 @@ def throughput(cmdsync: str, peer: str, workdir: str, sizes: Sizes) -> dict[str,
     return result
 
 
-def plan_at_scale(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
-    """Wall time of ``cmdsync plan`` against the bound Discord's 50 req/s sets."""
-    result = emulated.plan_at_scale(cmdsync, workdir, guilds=sizes.plan_guilds,
-                                    per_guild=sizes.plan_commands, runs=sizes.plan_runs)
-    runs = result["runs"]
-    middle = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
-    bound = middle["requests"] / result["limit_per_s"]
-    rate_limited = sum(r["rate_limited"] for r in runs)
-    free = result["unlimited"]
-    result.update(seconds=middle["seconds"], requests=middle["requests"], bound_s=bound,
-                  request_phase_s_median=middle["request_phase_s"],
-                  ratio=middle["seconds"] / bound, request_phase_ratio=(
-                      middle["request_phase_s"] / bound),
-                  rate_limited=rate_limited, target=1.15,
-                  met=middle["seconds"] / bound <= 1.15 and rate_limited == 0)
-    free.update(requests_per_s=free["requests"] / free["seconds"],
-                request_phase_per_s=free["requests"] / max(free["request_phase_s"], 1e-9))
+def plan_at_scale(cmdsync: str, workdir: str, guilds: int, sizes: Sizes, *,
+                  unlimited: bool = True) -> dict[str, Any]:
+    """Wall time of ``cmdsync plan`` against the bound Discord's 50 req/s sets.
+
+    With ``unlimited``, also the same plan with every limit off.
+    """
+    result = emulated.plan_at_scale(cmdsync, workdir, guilds=guilds,
+                                    per_guild=sizes.plan_commands, runs=sizes.plan_runs,
+                                    unlimited=unlimited)
+    result.update(against_bound(result["runs"], result["limit_per_s"], target=PLAN_TARGET))
+    if unlimited:
+        free = result["unlimited"]
+        free.update(requests_per_s=free["requests"] / free["seconds"],
+                    request_phase_per_s=free["requests"] / max(free["request_phase_s"], 1e-9))
     return result
+
+
+def plan_distinct_bodies(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
+    """``cmdsync plan`` when no two guilds share a command body; measured, no target."""
+    result = emulated.plan_at_scale(cmdsync, workdir, guilds=sizes.distinct_guilds,
+                                    per_guild=sizes.plan_commands, runs=sizes.plan_runs,
+                                    distinct=True, unlimited=False)
+    result.update(against_bound(result["runs"], result["limit_per_s"], target=None))
+    return result
+
+
+def apply_from_empty(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
+    """``cmdsync apply --auto-approve`` with nothing live, against the 50 req/s bound.
+
+    Met when within the target, without a 429, and every guild holds its
+    commands afterwards (in every run).
+    """
+    result = emulated.apply_from_empty(cmdsync, workdir, guilds=sizes.apply_guilds,
+                                       per_guild=sizes.plan_commands, runs=sizes.plan_runs)
+    result.update(against_bound(result["runs"], result["limit_per_s"], target=APPLY_TARGET))
+    result["complete_guilds"] = min(r["complete_guilds"] for r in result["runs"])
+    result["met"] = result["met"] and result["complete_guilds"] == result["guilds"]
+    return result
+
+
+def apply_one_change(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
+    """cmdsync's apply of one change per guild against a blind bulk overwrite, both timed.
+
+    Target: cmdsync's median wall time at most the blind overwrite's.
+    """
+    result = emulated.apply_one_change(cmdsync, workdir, guilds=sizes.change_guilds,
+                                       per_guild=sizes.plan_commands, runs=sizes.runs)
+    limit = result["limit_per_s"]
+    ours = against_bound(result.pop("cmdsync_runs"), limit, target=None)
+    theirs = against_bound(result.pop("blind_runs"), limit, target=None)
+    ratio = ours["seconds"] / theirs["seconds"]
+    result.update(cmdsync=ours, blind_bulk_overwrite=theirs, ratio=ratio,
+                  target=ONE_CHANGE_TARGET, met=ratio <= ONE_CHANGE_TARGET)
+    return result
+
+
+def against_bound(runs: list[dict[str, Any]], limit: int, *, target: float | None
+                  ) -> dict[str, Any]:
+    """The middle run (by wall time; the median for an odd count) set against the bound.
+
+    The bound is the seconds its served requests take at ``limit`` per
+    second; ``rate_limited`` and ``peak_mib`` cover every run (the sum of
+    429s, the highest peak RSS). With a ``target`` (a ratio to the bound),
+    ``met`` says whether the middle run was within it and no run met a 429.
+    """
+    middle = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+    bound = middle["requests"] / limit
+    rate_limited = sum(r["rate_limited"] for r in runs)
+    summary: dict[str, Any] = {
+        "runs": runs, "seconds": middle["seconds"], "requests": middle["requests"],
+        "reads": middle["reads"], "writes": middle["writes"], "creates": middle["creates"],
+        "routes": middle["routes"], "longest_gap_s": middle["longest_gap_s"],
+        "longest_gap_between": middle["longest_gap_between"],
+        "bound_s": bound, "ratio": middle["seconds"] / bound, "phases": middle["phases"],
+        "request_phase_s_median": middle["request_phase_s"],
+        "request_phase_ratio": middle["request_phase_s"] / bound,
+        "rate_limited": rate_limited, "peak_mib": max(r["peak_mib"] for r in runs)}
+    if target is not None:
+        summary.update(target=target, met=summary["ratio"] <= target and rate_limited == 0)
+    return summary
+
+
+def write_efficiency(cmdsync: str, workdir: str) -> dict[str, Any]:
+    """Writes and creates of ``cmdsync apply`` per scenario, each checked against its target."""
+    results = emulated.write_efficiency(cmdsync, workdir)
+    for scenario in results.values():
+        got, want = scenario["cmdsync"], scenario["target"]
+        scenario["met"] = all(got[k] == v for k, v in want.items())
+    return results
 
 
 def tool(name: str) -> str:

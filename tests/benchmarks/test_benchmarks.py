@@ -1,14 +1,17 @@
 """benchmarks/run.py --quick runs from a clean clone and reports every benchmark.
 
 Behaviour only, never timings: the JSON holds a number for every figure,
-and the write counts that do not depend on the machine are exact.
+the request and write counts that do not depend on the machine are exact,
+and each emulated run's phases are non-negative and add up to its wall time.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,8 +19,28 @@ import pytest
 from tests.support import paths
 
 ROOT = paths.ROOT
-# About a minute: it times real processes against check-jsonschema and the emulator.
+# About a minute and a half: it times real processes against check-jsonschema and the emulator.
 pytestmark = pytest.mark.slow
+EVERY = {"cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
+         "plan_distinct_bodies", "apply_from_empty", "apply_one_change", "write_efficiency"}
+# The quick sizes: guilds of each benchmark, 10 commands in each.
+PLAN, PLAN_LARGE, DISTINCT, APPLY, CHANGE, PER_GUILD = 20, 40, 10, 20, 10, 10
+# Route templates, as the emulator's log names them.
+APPLICATION = "GET /applications/@me"
+COMMANDS = "GET /applications/{application_id}/guilds/{guild_id}/commands"
+OVERWRITES = "GET /applications/{application_id}/guilds/{guild_id}/commands/permissions"
+BULK = "PUT /applications/{application_id}/guilds/{guild_id}/commands"
+
+
+def _check_reads(run: dict[str, Any], guilds: int) -> None:
+    """The application once, each guild's commands once, and nothing else read but
+    the guilds' overwrites: each guild's once, or (none of these manifests sets
+    permissions or renames a command) none at all."""
+    routes = run["routes"]
+    assert routes[APPLICATION] == 1 and routes[COMMANDS] == guilds, routes
+    assert routes.get(OVERWRITES, 0) in (0, guilds), routes
+    assert run["reads"] == 1 + guilds + routes.get(OVERWRITES, 0)
+    assert {r for r in routes if r.startswith("GET ")} <= {APPLICATION, COMMANDS, OVERWRITES}
 
 
 @pytest.fixture(scope="module")
@@ -25,21 +48,49 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("bench") / "results.json"
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
                            "--json", str(out)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300, check=False)
+                          timeout=400, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"Wrote {out}" in done.stdout
     data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return data
 
 
+def _module(name: str) -> ModuleType:
+    """A module of benchmarks/ (not a package), imported as run.py imports it."""
+    qualified = f"benchmarks_{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    spec = importlib.util.spec_from_file_location(qualified,
+                                                  ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualified] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
 def _positive(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
+def _check_runs(runs: list[dict[str, Any]]) -> None:
+    """Every run has its wall time, peak memory and three phases that add up to it."""
+    assert runs
+    for run in runs:
+        assert _positive(run["seconds"]) and _positive(run["peak_mib"])
+        phases = run["phases"]
+        assert set(phases) == {"before_requests_s", "requests_s", "after_requests_s"}
+        assert all(value >= 0 for value in phases.values()), phases
+        assert sum(phases.values()) == pytest.approx(run["seconds"], abs=0.05)
+        assert phases["requests_s"] == run["request_phase_s"]
+        assert 0 <= run["longest_gap_s"] <= phases["requests_s"]
+        logged = run["requests"] + run["rate_limited"]
+        assert len(run["longest_gap_between"]) == (2 if logged > 1 else 0)
+
+
 def test_every_benchmark_is_reported(results: dict[str, Any]) -> None:
     assert results["quick"] is True
-    assert set(results["benchmarks"]) == {"cold_validate", "throughput", "cli_start",
-                                          "plan_at_scale", "write_efficiency"}
+    assert set(results["benchmarks"]) == EVERY
     assert results["machine"]["cpus"] >= 1 and results["machine"]["python"]
 
 
@@ -60,18 +111,75 @@ def test_throughput_counts_the_generated_commands(results: dict[str, Any]) -> No
     assert _positive(found["cmdsync_commands_per_s"]) and _positive(found["peer_commands_per_s"])
 
 
-def test_plan_at_scale_reads_every_guild_without_429(results: dict[str, Any]) -> None:
-    found = results["benchmarks"]["plan_at_scale"]
-    assert (found["guilds"], found["commands_per_guild"]) == (20, 10)
-    # The application once, then each guild's commands and its overwrites.
-    assert found["requests"] == 1 + 2 * 20
-    assert found["rate_limited"] == 0
+@pytest.mark.parametrize(("name", "guilds", "target"), [
+    ("plan_at_scale", PLAN, 1.15), ("plan_at_scale_1000", PLAN_LARGE, 1.15),
+    ("plan_distinct_bodies", DISTINCT, None)])
+def test_plans_read_every_guild_without_429(results: dict[str, Any], name: str, guilds: int,
+                                            target: float | None) -> None:
+    found = results["benchmarks"][name]
+    assert (found["guilds"], found["commands_per_guild"]) == (guilds, PER_GUILD)
+    assert found["distinct_bodies"] is (name == "plan_distinct_bodies")
+    for run in found["runs"]:
+        _check_reads(run, guilds)
+        assert (run["requests"], run["writes"], run["rate_limited"]) == (run["reads"], 0, 0)
+    assert found["requests"] == found["reads"] and found["rate_limited"] == 0
     assert found["bound_s"] == pytest.approx(found["requests"] / 50)
-    for key in ("seconds", "ratio", "target"):
-        assert _positive(found[key]), key
-    free = found["unlimited"]
-    assert free["requests"] == 1 + 2 * 20 and free["rate_limited"] == 0
+    assert found["ratio"] == pytest.approx(found["seconds"] / found["bound_s"])
+    assert _positive(found["peak_mib"])
+    _check_runs(found["runs"])
+    if target is None:
+        assert "target" not in found and "met" not in found
+    else:
+        assert found["target"] == target
+        assert found["met"] is (found["ratio"] <= target)
+    # The limits-off run belongs to the first plan only.
+    assert ("unlimited" in found) is (name == "plan_at_scale")
+
+
+def test_plan_at_scale_with_limits_off(results: dict[str, Any]) -> None:
+    free = results["benchmarks"]["plan_at_scale"]["unlimited"]
+    assert free["requests"] in (1 + PLAN, 1 + 2 * PLAN) and free["rate_limited"] == 0
     assert _positive(free["requests_per_s"]) and _positive(free["peak_mib"])
+
+
+def test_apply_from_empty_creates_every_guild_in_one_write_each(
+        results: dict[str, Any]) -> None:
+    found = results["benchmarks"]["apply_from_empty"]
+    assert (found["guilds"], found["commands_per_guild"]) == (APPLY, PER_GUILD)
+    for run in found["runs"]:
+        _check_reads(run, APPLY)
+        # One bulk overwrite per guild, creating all its commands; no other write.
+        assert run["routes"][BULK] == run["writes"] == run["written_guilds"] == APPLY
+        assert (run["creates"], run["rate_limited"]) == (APPLY * PER_GUILD, 0)
+        assert run["requests"] == run["reads"] + APPLY
+        assert run["complete_guilds"] == APPLY
+    assert found["complete_guilds"] == APPLY
+    assert found["bound_s"] == pytest.approx(found["requests"] / 50)
+    assert found["target"] == 1.2
+    assert found["met"] is (found["ratio"] <= 1.2)
+    _check_runs(found["runs"])
+
+
+def test_apply_one_change_writes_once_per_guild_and_the_blind_sync_once_each(
+        results: dict[str, Any]) -> None:
+    found = results["benchmarks"]["apply_one_change"]
+    assert (found["guilds"], found["commands_per_guild"]) == (CHANGE, PER_GUILD)
+    ours, blind = found["cmdsync"], found["blind_bulk_overwrite"]
+    for side in (ours, blind):
+        assert len(side["runs"]) == results["runs"]
+        _check_runs(side["runs"])
+    for run in ours["runs"]:
+        _check_reads(run, CHANGE)
+        # Exactly one write in each guild, and nothing created.
+        assert run["writes"] == run["written_guilds"] == CHANGE
+        assert (run["creates"], run["rate_limited"]) == (0, 0)
+    # One PUT per guild, served (after any 429, waited out); nothing read, nothing created.
+    for run in blind["runs"]:
+        assert run["routes"] == {BULK: CHANGE} and run["written_guilds"] == CHANGE
+        assert (run["reads"], run["writes"], run["creates"]) == (0, CHANGE, 0)
+    assert found["ratio"] == pytest.approx(ours["seconds"] / blind["seconds"])
+    assert found["target"] == 1.0
+    assert found["met"] is (found["ratio"] <= 1.0)
 
 
 def test_write_efficiency_counts_are_exact(results: dict[str, Any]) -> None:
@@ -84,3 +192,34 @@ def test_write_efficiency_counts_are_exact(results: dict[str, Any]) -> None:
     assert blind == {"no_changes": (3, 0), "one_update": (3, 0), "rename_with_id": (3, 1)}
     assert all(s["met"] for s in found.values())
     assert all(s["cmdsync"]["rate_limited"] == 0 for s in found.values())
+
+
+def test_the_markdown_table_has_a_row_for_every_figure(results: dict[str, Any]) -> None:
+    table = _module("report").markdown(results)
+    for title in ("Plan at scale (40 guilds", "Plan, 100 distinct command bodies",
+                  "Apply from empty (20 guilds", "Apply, 1 command changed in each of 10 guilds",
+                  "blind bulk overwrite"):
+        assert title in table, title
+
+
+def test_distinct_commands_share_no_body() -> None:
+    generate = _module("generate")
+    guilds = generate.guild_ids(3)
+    bodies = [json.dumps(c, sort_keys=True) for g in guilds
+              for c in generate.guild_commands(g, 20, distinct=True)]
+    assert len(set(bodies)) == len(bodies) == 60
+    shared = [generate.guild_commands(g, 20) for g in guilds]
+    assert shared[0] == shared[1] == shared[2]
+
+
+def test_a_child_reports_its_own_peak_memory_not_the_benchmark_s() -> None:
+    procs = _module("procs")
+    ballast = bytearray(300 * 2**20)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # resident, not just reserved
+    small = procs.run([sys.executable, "-c", "pass"])
+    grow = "b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096])"
+    large = procs.run([sys.executable, "-c", grow])
+    del ballast
+    assert 0 < small.peak_mib < 100
+    assert 200 < large.peak_mib < 300
+    assert small.spawned <= small.exited
