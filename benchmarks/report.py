@@ -33,9 +33,11 @@ def _cold_rows(cold: dict[str, Any]) -> list[Row]:
 
 def _throughput_rows(put: dict[str, Any]) -> list[Row]:
     return [(f"Throughput ({put['commands']:,} commands, {_count(put['files'], 'files')})",
-             f"{put['cmdsync_commands_per_s']:,.0f} commands/s ({_s(put['cmdsync_s'])})",
-             f"{put['peer_commands_per_s']:,.0f} commands/s ({_s(put['peer_s'])})",
-             _x(put["ratio"]), "<= 0.5x", _met(put["met"]))]
+             (f"{put['cmdsync_commands_per_s']:,.0f} commands/s ({_s(put['cmdsync_s'])}); "
+             f"peak {put['cmdsync_peak_mib']:,.0f} MiB"),
+             (f"{put['peer_commands_per_s']:,.0f} commands/s ({_s(put['peer_s'])}); "
+             f"peak {put['peer_peak_mib']:,.0f} MiB"),
+             _x(put["ratio"]), "<= 0.5x, >= 5,000/s, <= 150 MB", _met(put["met"]))]
 
 
 def _start_rows(start: dict[str, Any]) -> list[Row]:

@@ -68,6 +68,8 @@ BENCHMARKS = ("cold_validate", "throughput", "cli_start", "plan_at_scale", "plan
 # sets (requests served / 50), with no 429; and cmdsync's apply of one change
 # per guild at most this times a blind bulk overwrite's wall time.
 PLAN_TARGET, APPLY_TARGET, ONE_CHANGE_TARGET = 1.15, 1.2, 1.0
+# Throughput: validate at least this fast, in at most this much memory (peak RSS).
+MIN_COMMANDS_PER_S, MAX_VALIDATE_BYTES = 5_000, 150 * 10**6
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,6 +157,8 @@ def compare(ours: list[str], peer: list[str], *, runs: int, target: float) -> di
             "cmdsync_s": procs.median(mine), "peer_s": procs.median(theirs),
             "cmdsync_samples_s": [s.seconds for s in mine],
             "peer_samples_s": [s.seconds for s in theirs],
+            "cmdsync_peak_mib": max(s.peak_mib for s in mine),
+            "peer_peak_mib": max(s.peak_mib for s in theirs),
             "ratio": ratio, "target": target, "met": ratio <= target}
 
 
@@ -170,6 +174,9 @@ def throughput(cmdsync: str, peer: str, workdir: str, sizes: Sizes) -> dict[str,
                   bytes=sum(os.path.getsize(f) for f in files),
                   cmdsync_commands_per_s=commands / result["cmdsync_s"],
                   peer_commands_per_s=commands / result["peer_s"])
+    # the issue's targets too: at least 5,000 commands per second, at most 150 MB (10^6 bytes)
+    result["met"] = (result["met"] and result["cmdsync_commands_per_s"] >= MIN_COMMANDS_PER_S
+                     and result["cmdsync_peak_mib"] * 2**20 <= MAX_VALIDATE_BYTES)
     return result
 
 
