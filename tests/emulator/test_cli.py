@@ -38,11 +38,18 @@ users:
 """
 
 
+# ``python -m cmdsync ARGS`` with Ctrl-C as in a terminal, even when pytest itself
+# runs as a background job (a shell without job control starts those with SIGINT
+# ignored, and an exec keeps an ignored signal ignored).
+WITH_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+               "os.execv(sys.executable, [sys.executable, '-m', 'cmdsync', *sys.argv[1:]])")
+
+
 @contextmanager
 def running(*args: str) -> Iterator[tuple[str, list[str]]]:
     """``cmdsync emulator --port 0 ARGS``; yields its base URL and banner lines."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "cmdsync", "emulator", "--port", "0", *args],
+        [sys.executable, "-c", WITH_CTRL_C, "emulator", "--port", "0", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "NO_COLOR": "1"})
     assert process.stdout is not None
