@@ -102,7 +102,7 @@ def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
         if key is not None:
             _VALID_BODIES[key] = None
             while len(_VALID_BODIES) > _VALID_BODIES_KEPT:
-                _VALID_BODIES.pop(next(iter(_VALID_BODIES)))
+                _VALID_BODIES.pop(next(iter(_VALID_BODIES)), None)  # handlers run in threads
     leaves = []
     for index, item in enumerate(items):
         where = [] if single else [str(index)]

@@ -130,9 +130,8 @@ class Document:
     def locate(self, path: Path, *, key: bool = False) -> Location:
         """The :class:`Location` of ``path``, or of its nearest located ancestor."""
         if self.positions is None:
-            self.positions, self.key_positions = (
-                _yaml_positions(self.text) if self.kind == "json" or self.env is None
-                else _positions_of_yaml(self.text, self.env))
+            self.positions, self.key_positions = _yaml_positions(
+                self.text, env=None if self.kind == "json" else self.env)
         table = self.key_positions if key else self.positions
         probe = path
         while True:
@@ -255,32 +254,26 @@ def _report_json_duplicates(doc: Document, keys: list[str]) -> None:
                      "remove one")
 
 
-def _yaml_positions(text: str, duplicates: Document | None = None
+def _yaml_positions(text: str, duplicates: Document | None = None, *,
+                    env: Mapping[str, str] | None = None
                     ) -> tuple[dict[Path, Position], dict[Path, Position]]:
-    """Positions of every node of a JSON text, from PyYAML's composer."""
+    """Positions of every node, from PyYAML's composer.
+
+    Without ``env``, of a JSON text (tabs read as spaces, nothing
+    interpolated); with it, of a YAML text read the fast way (it parsed, so
+    this does), its keys interpolated as they were then.
+    """
     try:
-        node = yaml.compose(text.replace("\t", " "), Loader=_Loader)
+        node = yaml.compose(text if env is not None else text.replace("\t", " "),
+                            Loader=_Loader)
     except (yaml.YAMLError, RecursionError):
         return {}, {}
-    converter = _Converter(duplicates, env={}, interpolate_strings=False)
+    converter = _Converter(duplicates, env=env or {}, interpolate_strings=env is not None)
     if node is not None:
         try:
             converter.convert(node, ())
         except _Abort:
             pass
-    return converter.positions, converter.key_positions
-
-
-def _positions_of_yaml(text: str, env: Mapping[str, str]
-                       ) -> tuple[dict[Path, Position], dict[Path, Position]]:
-    """Positions of every node of a YAML text read the fast way (it parsed, so this does)."""
-    converter = _Converter(None, env=env, interpolate_strings=True)
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-        if node is not None:
-            converter.convert(node, ())
-    except (yaml.YAMLError, RecursionError, _Abort):
-        pass
     return converter.positions, converter.key_positions
 
 
