@@ -253,6 +253,39 @@ def test_the_callback_route_and_follow_ups(
         assert (expired.status_code, expired.json()["code"]) == (401, 50027)
 
 
+def test_an_edit_sent_before_the_answer_is_taken_waits_for_it(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    """A bot that defers and edits at once (hikari's RESTBot does) may send the edit
+    before the emulator has read the deferred answer: the edit waits, then applies."""
+    _, api, admin = served
+    base = str(api.base_url).rstrip("/")
+    edits: list[httpx.Response] = []
+
+    def defer_and_edit_at_once(payload: dict[str, Any]) -> tuple[int, Any]:
+        def edit() -> None:
+            with httpx.Client() as client:
+                edits.append(client.patch(
+                    f"{base}/webhooks/{APP}/{payload['token']}/messages/@original",
+                    json={"content": "done"}))
+
+        editing = threading.Thread(target=edit)
+        editing.start()
+        editing.join(0.2)  # sent (and, without the wait, refused) before the answer
+        ready[2].editing = editing  # type: ignore[attr-defined]
+        return 200, {"type": 5}
+
+    ready[2].answer = defer_and_edit_at_once
+    result = invoke(admin).json()
+    assert result["failure"] is None and result["response"] == {"type": 5}
+    ready[2].editing.join(30)  # type: ignore[attr-defined]
+    [edited] = edits
+    assert edited.status_code == 200, edited.text
+    assert edited.json()["content"] == "done" and edited.json()["flags"] & 128 == 0
+    shown = admin.get(f"/interactions/{result['interaction']['id']}").json()
+    assert [m["content"] for m in shown["messages"]] == ["done"]
+
+
 def test_a_callback_after_the_deadline_is_unknown(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:

@@ -144,3 +144,18 @@ _STYLES = ["{k}: {v}", "- {k}: {v}", "{k}: [{v}]", "{k}: {{x: {v}}}", "{v}: {k}"
        style=st.sampled_from(_STYLES))
 def test_random_scalars_read_the_same_both_ways(key: str, value: str, style: str) -> None:
     _assert_agree(style.format(k=key, v=value))
+
+
+@pytest.mark.parametrize("value", ["\x85", "a\x85b", "x\x85\x85 y", "\u2028", "a\u2029b"])
+def test_yaml_line_break_characters_read_back_as_pyyaml_writes_them(value: str) -> None:
+    """PyYAML's dumper writes U+0085, U+2028 and U+2029 raw, as line breaks it
+    expects kept; read back, the value is what was written (YAML 1.1 alone
+    would fold U+0085 into a space), and the line numbers still count them."""
+    import yaml
+
+    text = yaml.safe_dump({"value": value, "list": [value], "after": 1}, allow_unicode=True)
+    doc = load_text(text, file="m.yaml", kind="yaml", env={})
+    assert doc.diagnostics == []
+    assert doc.data == {"value": value, "list": [value], "after": 1}
+    breaks = sum(text[: text.index("after")].count(ch) for ch in "\n\x85\u2028\u2029")
+    assert doc.locate(("after",), key=True).line == breaks + 1

@@ -131,6 +131,7 @@ class Store:
         not writable).
         """
         self._lock = threading.RLock()
+        self._answering: dict[str, threading.Event] = {}
         try:
             if path != ":memory:" and not os.path.lexists(path):
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
@@ -163,6 +164,27 @@ class Store:
                 raise
             else:
                 self._db.execute("COMMIT")
+
+    @contextmanager
+    def answering(self, token: str) -> Iterator[None]:
+        """Mark the interaction of ``token`` as delivered and its HTTP answer not yet taken."""
+        event = threading.Event()
+        with self._lock:
+            self._answering[token] = event
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._answering.pop(token, None)
+            event.set()
+
+    def wait_for_answer(self, token: str, timeout: float) -> None:
+        """Wait at most ``timeout`` seconds while the interaction of ``token`` is
+        :meth:`answering` (not at all otherwise)."""
+        with self._lock:
+            event = self._answering.get(token)
+        if event is not None:
+            event.wait(timeout)
 
     def close(self) -> None:
         with self._lock:

@@ -21,6 +21,11 @@ credential, valid ``Limits.interaction_token_lifetime`` seconds, 15 minutes):
 - ``GET``/``PATCH``/``DELETE /webhooks/{application.id}/{token}/messages/@original``
   and ``.../messages/{message.id}``.
 
+An application may edit or follow up the moment it has answered over HTTP,
+before that answer has been taken here; these webhook routes first wait (at
+most the deadline) for an answer still on its way, so that a bot that
+defers and then edits at once is served in order, as Discord serves it.
+
 Responses are checked as Discord checks them: the response type must fit
 the interaction (4 CHANNEL_MESSAGE_WITH_SOURCE, 5 DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
 9 MODAL and 12 LAUNCH_ACTIVITY for a command; 8
@@ -87,13 +92,16 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
         raise Refused(f"application {app.id} has no interactions endpoint URL: set one "
                       "(PATCH /applications/@me {\"interactions_endpoint_url\": URL}, or "
                       "cmdsync invoke --endpoint URL) where your bot serves interactions")
-    answer = delivery.post_signed(app, app.interactions_endpoint_url, prepared.payload,
-                                  now=now, timeout=limits.interaction_deadline)
     failure = None
-    try:
-        _take_answer(store, app, interaction_id, answer, now)
-    except Failed as exc:
-        failure = str(exc)
+    # The application may edit or follow up as soon as it has answered, before the
+    # answer is taken here: the webhook routes wait for it (_acknowledged).
+    with store.answering(prepared.token):
+        answer = delivery.post_signed(app, app.interactions_endpoint_url, prepared.payload,
+                                      now=now, timeout=limits.interaction_deadline)
+        try:
+            _take_answer(store, app, interaction_id, answer, now)
+        except Failed as exc:
+            failure = str(exc)
     return exchange(store, interaction_id) | {"failure": failure}
 
 
@@ -309,6 +317,7 @@ def execute(call: Call) -> Reply:
     """``POST /webhooks/{application_id}/{interaction_token}``: a follow-up message."""
     body = call.body if isinstance(call.body, dict) else {}
     check_message(body, require_content=True)
+    _await_answer(call)
     with call.store.transaction() as db:
         record = _acknowledged(call, db)
         app = _application(call, record)
@@ -322,6 +331,7 @@ def execute(call: Call) -> Reply:
 
 def get_message(call: Call) -> Reply:
     """``GET /webhooks/{application_id}/{interaction_token}/messages/{message_id}``."""
+    _await_answer(call)
     with call.store.transaction() as db:
         return Reply(200, _find_message(call, db)[1])
 
@@ -331,6 +341,7 @@ def edit_message(call: Call) -> Reply:
     original loses its loading state)."""
     body = call.body if isinstance(call.body, dict) else {}
     check_message(body, require_content=False)
+    _await_answer(call)
     with call.store.transaction() as db:
         record, message = _find_message(call, db)
         for key in ("content", "embeds", "components"):
@@ -347,6 +358,7 @@ def edit_message(call: Call) -> Reply:
 
 def delete_message(call: Call) -> Reply:
     """``DELETE .../messages/{message_id}``: 204."""
+    _await_answer(call)
     with call.store.transaction() as db:
         call.store.delete_message(db, _find_message(call, db)[1]["id"])
     return Reply(204, None)
@@ -364,6 +376,11 @@ def _find_message(call: Call, db: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         if (wanted == "@original" and original) or message["id"] == wanted:
             return record, message
     raise error_replies.unknown_message()
+
+
+def _await_answer(call: Call) -> None:
+    """Wait while the HTTP answer to this token's interaction is on its way (see above)."""
+    call.store.wait_for_answer(call.params["interaction_token"], call.limits.interaction_deadline)
 
 
 def _acknowledged(call: Call, db: Any) -> dict[str, Any]:

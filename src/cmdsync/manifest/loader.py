@@ -53,6 +53,29 @@ ALIAS_EXPANSION_FLOOR = 100_000
 SNOWFLAKE_KEYS = frozenset({"id", "application_id", "guild_id"})
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _KeepNelLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader, keeping U+0085 (NEL) as written.
+
+    YAML 1.1 folds NEL, like a newline, into a space, while it keeps U+2028 and
+    U+2029; PyYAML's dumper writes all three raw and expects them kept, so
+    ``yaml.safe_dump({"v": "\x85"})`` reads back as ``" "``. Kept here like
+    U+2028, a NEL in a choice value or description reads back as written. NEL
+    still ends a line (line numbers are unchanged); only its folding differs.
+    """
+
+    def scan_line_break(self) -> str:
+        if self.peek() == "\x85":
+            self.forward()
+            return "\x85"
+        return str(super().scan_line_break())  # type: ignore[no-untyped-call]
+
+
+def _loader_for(text: str) -> Any:
+    """The loader that composes ``text``: libyaml, unless it holds a NEL."""
+    return _KeepNelLoader if "\x85" in text else _Loader
+
 _INT_TAG = "tag:yaml.org,2002:int"
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -264,8 +287,8 @@ def _yaml_positions(text: str, duplicates: Document | None = None, *,
     this does), its keys interpolated as they were then.
     """
     try:
-        node = yaml.compose(text if env is not None else text.replace("\t", " "),
-                            Loader=_Loader)
+        text = text if env is not None else text.replace("\t", " ")
+        node = yaml.compose(text, Loader=_loader_for(text))
     except (yaml.YAMLError, RecursionError):
         return {}, {}
     converter = _Converter(duplicates, env=env or {}, interpolate_strings=env is not None)
@@ -284,7 +307,7 @@ def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
 
 def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
     try:
-        node = yaml.compose(doc.text, Loader=_Loader)
+        node = yaml.compose(doc.text, Loader=_loader_for(doc.text))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
