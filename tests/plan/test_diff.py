@@ -8,6 +8,7 @@ from typing import Any
 from cmdsync.plan import (
     Action,
     CommandChange,
+    Differ,
     FieldChange,
     LiveCommand,
     Plan,
@@ -316,3 +317,39 @@ def test_creates_count_toward_daily_limit() -> None:
     assert plan.scopes[0].creates == 115
     assert plan.errors == ()
     assert plan.scopes[0].totals == {**TOTALS, "CHAT_INPUT": 100, "USER": 15}
+
+
+def test_a_plan_built_scope_by_scope_as_reads_arrive_is_the_diff() -> None:
+    """``Differ.add`` as each scope's read arrives (any order, some never added, one
+    added before its overwrites were read again) gives exactly ``diff``'s plan:
+    changes, warnings and errors in the same order."""
+    state = desired(f"""\
+        commands:
+          - {{id: "40", name: boot, description: kick command}}
+          - {{id: "42", type: message, name: Report}}
+        guilds:
+          "{GUILD}":
+            commands:
+              - {{id: "30", name: ban, description: ban command}}
+              - {{id: "77", name: new, description: N}}
+            permissions:
+              ban: [{{type: role, id: "5", permission: true}}]
+          "{OTHER}":
+            commands:
+              - {{name: ping, description: changed}}
+        """)
+    scopes = {"global": [cmd("40", "kick"), cmd("42", "Report", type=2), cmd("43", "old")],
+              GUILD: [cmd("30", "boot", guild=GUILD), cmd("31", "gone", guild=GUILD)],
+              OTHER: [cmd("52", "ping", guild=OTHER)]}
+    perms = {GUILD: [{"id": "30", "permissions": [{"id": "6", "type": 1, "permission": True}]}]}
+    state_live = live(scopes, perms)
+    expected = diff(state, state_live)
+    assert expected.warnings and expected.errors  # the case exercises both
+    for order in ([OTHER, "global", GUILD], [GUILD], []):
+        differ = Differ(state, application=state_live.application)
+        for scope in order:
+            differ.add(scope, state_live.scope(scope).commands)
+        assert differ.plan(state_live) == expected
+    stale = Differ(state)
+    stale.add(GUILD, tuple(scopes[GUILD][:1]))  # an earlier read of that scope: redone
+    assert stale.plan(state_live) == expected

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cmdsync.manifest import loader
 from cmdsync.manifest.loader import (
     Document,
     SharedBodies,
@@ -31,6 +32,16 @@ from cmdsync.manifest.loader import (
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
 ENV = {"GUILD": "222222222222222222", "NAME": "ping"}
+
+
+@pytest.fixture(autouse=True, params=["whole", "items"])
+def reading(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: large texts' way (each repeated item parsed once, forced
+    here for any text) and the whole text parsed at once."""
+    if request.param == "items":
+        monkeypatch.setattr(loader, "REPEATED_ITEMS_MIN_CHARS", 0)
+        monkeypatch.setattr(loader, "REPEATED_ITEMS_MIN_RATIO", 0)
+    return str(request.param)
 
 
 def _both(text: str, env: dict[str, str] | None = None) -> tuple[bool, Document, Document]:
@@ -159,3 +170,66 @@ def test_yaml_line_break_characters_read_back_as_pyyaml_writes_them(value: str) 
     assert doc.data == {"value": value, "list": [value], "after": 1}
     breaks = sum(text[: text.index("after")].count(ch) for ch in "\n\x85\u2028\u2029")
     assert doc.locate(("after",), key=True).line == breaks + 1
+
+
+# Lines that look like block sequence items but are not, or items whose extent
+# is unusual: read item by item, each must give what the careful way gives.
+ITEM_CASES = [
+    "- {name: a, description: b}\n- {name: a, description: b}\n",
+    "commands:\n- name: a\n  description: b\n- name: a\n  description: b\nx: 1\n",
+    "a: \"x\n- y\"\nb:\n  - {k: 1}\n  - {k: 1}\n",  # a "- " line inside a quoted scalar
+    "a: x\n  - y\nb:\n  - {k: 1}\n  - {k: 1}\n",  # inside a plain scalar
+    "a: [x,\n- y]\nb:\n  - {k: 1}\n",  # inside a flow sequence
+    "a:\n  - k: 1\n# a comment at column 0\n    j: 2\n  - k: 1\n    j: 2\n",
+    "a:\n  - k: 1\n\n    j: 2\n  - k: 1\n",  # a blank line inside an item
+    "a:\n  -\n    - k: 1\n    - k: 1\n",  # nested items under an empty entry
+    "a:\n  - - k\n  - - k\n",  # nested sequences: not mappings
+    "a:\n  - k\n  - k\n",  # scalar entries
+    "a:\n  - k: \"x\n    - y\"\n  - k: 1\n",  # a quoted scalar across an item's lines
+    "a:\n  - k: x\n    y\n  - k: x\n    y\n",  # a plain scalar across lines
+    "a:\n  - id: 123456789012345678\n  - id: 123456789012345678\nb: ${NAME}\n",
+    "a:\n  - k: ${NAME}\n  - k: ${NAME}\n",
+    "a:\n  - k: ${MISSING}\n",
+    "a:\n  - k: 1\n    k: 2\n",  # a duplicate key inside an item
+    "a:\n  - {k: 1}\n  - {k: 1}\na:\n  - {k: 1}\n",  # a duplicate key outside
+    "- k: [" + "[" * 62 + "]" * 63 + "\n- k: 1\n",  # too deep, inside an item
+    "a:\n  - k: 1\n  - _cmdsync_item_0\n",  # an entry that looks like a token
+    "a:\n  - k: 1\n    b: _cmdsync_item_0\n  - k: 1\n",
+    "a:\n  - k: 1\n- k: 2\n",  # a sequence less indented than its key's value
+    "a:\n  - k: 1\n  b: 2\n",
+    "a:\n  - k: 1\n   - k: 2\n",
+    "- k: 1",  # no final line break
+    "- &0\n- &0\n",  # an anchor defined twice: PyYAML refuses it
+]
+
+
+@pytest.mark.parametrize("text", ITEM_CASES)
+def test_lines_that_look_like_items_read_the_same_item_by_item(text: str) -> None:
+    _assert_agree(text)
+
+
+def test_repeated_items_are_parsed_once_and_shared(reading: str) -> None:
+    """A large manifest repeating its commands in every guild (as the benchmarks
+    write them) reads the same both ways, with each command one object."""
+    command = ("      - name: ping\n        description: Pong\n        options:\n"
+               "          - {type: string, name: mode, description: How, required: true}\n")
+    guilds = "".join(f'  "{700000000000000000 + g}":\n    commands:\n' + command * 3
+                     for g in range(40))
+    text = f'application_id: "1"\nguilds:\n{guilds}'
+    assert _assert_agree(text)
+    doc = load_text(text, file="m.yaml", kind="yaml")
+    bodies = {id(c) for g in doc.data["guilds"].values() for c in g["commands"]}
+    assert len(bodies) == (1 if reading == "items" else 120)  # read item by item: shared
+
+
+_LINE_STARTS = st.sampled_from(["- ", "", "k: ", "- k: ", "-", "# ", "j: ", "- - "])
+
+
+@settings(max_examples=int(os.environ.get("CMDSYNC_HYPOTHESIS_EXAMPLES", "60")) * 20,
+          deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), _LINE_STARTS, st.text(_SCALAR_CHARS, max_size=6)),
+                min_size=1, max_size=12))
+def test_random_lines_read_the_same_both_ways(lines: list[tuple[int, str, str]]) -> None:
+    """Line soup of sequence entries, keys and scalars at random indentation: where
+    item extents and scalars that span lines meet in odd ways."""
+    _assert_agree("".join(f"{' ' * indent}{start}{rest}\n" for indent, start, rest in lines))

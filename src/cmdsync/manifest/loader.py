@@ -120,6 +120,10 @@ _DIVERGENT = tuple(re.compile(pattern, re.MULTILINE) for pattern in (
 # A block scalar header ending a line, which a flow collection may not hold.
 _BLOCK_HEADERS = (re.compile(r"\|(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE),
                   re.compile(r">(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE))
+# A YAML text at least this long is read with its repeated items parsed once
+# (_RepeatedItems); shorter ones gain nothing from it.
+REPEATED_ITEMS_MIN_CHARS = 256 * 1024
+REPEATED_ITEMS_MIN_RATIO = 2  # items cut per distinct item text, at least
 # A fast read replays at most this many events for aliases, else the careful
 # way counts the expansion exactly (ALIAS_EXPANSION_* below).
 _FAST_ALIAS_EVENTS = 100_000
@@ -343,8 +347,20 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
     lines = "\n".join(dict.fromkeys(text.split("\n")))
     if text.startswith(("%", "...")) or any(marker in text for marker in _DIVERGENT_TEXT) \
             or any(pattern.search(lines) for pattern in _DIVERGENT) \
-            or _EMPTY_LAST_BLOCK.search(text[-256:]) or _block_header_in_flow(text):
+            or _EMPTY_LAST_BLOCK.search(text[-256:]) or _block_header_in_flow(text) \
+            or ("&" in text and _duplicate_anchor(text)):
         return False
+    interpolating = env if "$" in text else None
+    if len(text) >= REPEATED_ITEMS_MIN_CHARS and "&" not in text and "\r" not in text \
+            and not any(pattern.search(lines) for pattern in _BLOCK_HEADERS):
+        try:
+            data = _RepeatedItems(text).read(_FastWalk(interpolating), shared)
+        except _Abort:
+            return False
+        if data is not None:
+            doc.data = data
+            doc.env = env
+            return True
     try:
         data = yaml_rs.loads(text, parse_datetime=False, alias_limits=yaml_rs.AliasLimits(
             max_total_replayed_events=_FAST_ALIAS_EVENTS))
@@ -352,7 +368,6 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
         return False
     if not isinstance(data, (dict, list)):
         return False  # empty, or a lone scalar: the careful way says what is wrong
-    interpolating = env if "$" in text else None
     try:
         if "&" in text and "*" in text:  # aliases: yaml-rs may share objects, so copy
             doc.data = _FastWalk(interpolating).value(data, None, 0)
@@ -363,6 +378,155 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
         return False
     doc.env = env
     return True
+
+
+class _RepeatedItems:
+    """A large YAML text read with each distinct block sequence item parsed once.
+
+    Hundreds of guilds usually repeat the same commands word for word. Each
+    outermost block sequence item (a line ``- ...`` at column *n* and the
+    lines after it indented deeper, with comments and blank lines between)
+    is cut out and replaced by a one-line item holding a token; the reduced
+    text and each distinct item text are parsed with yaml-rs, and each token
+    is replaced by its item's value, converted once and shared by every
+    occurrence (as :class:`SharedBodies` would share them). An item parses
+    alone as it does in place: it is a block node whose extent its
+    indentation fixes, in a text without anchors, tags, block scalars or
+    directives (the callers check). The reading is checked: every token must
+    come back as a whole sequence entry, never inside a scalar (a ``- ``
+    line within a multi-line quoted or plain scalar), and every item must be
+    a mapping; else :meth:`read` returns None and the text is read whole.
+    """
+
+    _ITEM = re.compile(r"^( *)- ", re.MULTILINE)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        prefix = "_cmdsync_item_"
+        while prefix in text:
+            prefix += "_"
+        self.prefix = prefix
+
+    def read(self, walk: _FastWalk, shared: SharedBodies | None) -> Any:
+        """The data, converted as :meth:`_FastWalk.in_place` converts it; None when
+        the text does not read this way (then it is read whole)."""
+        reduced, texts, count = self._reduce()
+        if count < REPEATED_ITEMS_MIN_RATIO * len(texts):  # too few repeats to gain
+            return None
+        try:
+            data: Any = yaml_rs.loads(reduced, parse_datetime=False)
+            items: list[Any] = [_loads_any("_:\n" + item)["_"] for item in texts]
+        except (ValueError, RecursionError, OverflowError, TypeError, KeyError):
+            return None
+        if not isinstance(data, (dict, list)) or not all(
+                isinstance(item, list) and len(item) == 1 and type(item[0]) is dict
+                for item in items):
+            return None
+        walk.in_place(data, 0)  # tokens are plain strings: kept as they are
+        found: dict[int, int] = {}  # item number -> the depth of its occurrences
+        seen = [0]
+        if not self._substitute(data, [item[0] for item in items], found, seen, 0) \
+                or seen[0] != count:
+            return None
+        for number, depth in found.items():  # each distinct item converted once
+            value = items[number][0]
+            if shared is not None:  # keyed as _FastWalk.in_place keys it: the list's depth
+                key = (depth - 1, marshal.dumps(value))
+                known = shared.read.get(key)
+                if known is not None:
+                    items[number][0] = known
+                    continue
+                shared.read[key] = value
+            walk.in_place(value, depth)
+        return self._substitute_final(data, [item[0] for item in items])
+
+    def _reduce(self) -> tuple[str, list[str], int]:
+        """The text with each outermost item replaced by a token line, the distinct
+        item texts (a token's number indexes them), and the number of items cut."""
+        text, prefix = self.text, self.prefix
+        numbers: dict[str, int] = {}
+        parts: list[str] = []
+        position = count = 0
+        ends: dict[int, re.Pattern[str]] = {}
+        while True:
+            match = self._ITEM.search(text, position)
+            if match is None:
+                break
+            start, indent = match.start(), len(match.group(1))
+            end_pattern = ends.get(indent)
+            if end_pattern is None:  # the next line at this indentation or less
+                end_pattern = ends[indent] = re.compile(rf"\n(?= {{0,{indent}}}[^ \n#])")
+            end = end_pattern.search(text, match.end())
+            stop = end.end() if end is not None else len(text)
+            item = text[start:stop]
+            if not item.endswith("\n"):
+                item += "\n"
+            number = numbers.setdefault(item, len(numbers))
+            parts.append(text[position:start])
+            parts.append(f"{match.group(1)}- {prefix}{number}\n")
+            position = stop
+            count += 1
+        parts.append(text[position:])
+        return "".join(parts), list(numbers), count
+
+    def _substitute(self, node: Any, items: list[Any], found: dict[int, int],
+                    seen: list[int], depth: int) -> bool:
+        """Count the tokens that are whole sequence entries and the depth of each
+        item's occurrences; False when a token is anywhere else, or an item occurs
+        at two depths."""
+        prefix = self.prefix
+        if type(node) is dict:
+            for key, value in node.items():
+                if (type(key) is str and prefix in key) or (
+                        type(value) is str and prefix in value):
+                    return False
+                if type(value) in (dict, list) and not self._substitute(
+                        value, items, found, seen, depth + 1):
+                    return False
+            return True
+        for value in node:
+            if type(value) is str:
+                if prefix not in value:
+                    continue
+                number = value[len(prefix):]
+                if not value.startswith(prefix) or not number.isdigit() \
+                        or int(number) >= len(items) \
+                        or found.setdefault(int(number), depth + 1) != depth + 1:
+                    return False
+                seen[0] += 1
+            elif type(value) in (dict, list) and not self._substitute(
+                    value, items, found, seen, depth + 1):
+                return False
+        return True
+
+    def _substitute_final(self, node: Any, items: list[Any]) -> Any:
+        """``node`` with every token replaced by its item's (converted, shared) value."""
+        prefix = self.prefix
+        if type(node) is dict:
+            for value in node.values():
+                if type(value) in (dict, list):
+                    self._substitute_final(value, items)
+            return node
+        for index, value in enumerate(node):
+            if type(value) is str and value.startswith(prefix):
+                node[index] = items[int(value[len(prefix):])]
+            elif type(value) in (dict, list):
+                self._substitute_final(value, items)
+        return node
+
+
+_ANCHOR = re.compile(r"&(?<![^\s\[{,]&)([\w-]+)")
+
+
+def _duplicate_anchor(text: str) -> bool:
+    """Whether an anchor name is defined twice: YAML 1.2 (yaml-rs) allows it, PyYAML
+    refuses it (a diagnostic only the careful way gives)."""
+    names = _ANCHOR.findall(text)
+    return len(names) != len(set(names))
+
+
+def _loads_any(text: str) -> Any:
+    return yaml_rs.loads(text, parse_datetime=False)
 
 
 def _block_header_in_flow(text: str) -> bool:

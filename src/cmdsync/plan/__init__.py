@@ -21,7 +21,7 @@ from cmdsync.plan.changes import (
     Plan,
     ScopePlan,
 )
-from cmdsync.plan.diff import diff
+from cmdsync.plan.diff import Differ, diff
 
-__all__ = ["DAILY_CREATE_LIMIT", "Action", "CommandChange", "FieldChange", "LiveCommand",
-           "PermissionChange", "Plan", "ScopePlan", "diff"]
+__all__ = ["DAILY_CREATE_LIMIT", "Action", "CommandChange", "Differ", "FieldChange",
+           "LiveCommand", "PermissionChange", "Plan", "ScopePlan", "diff"]

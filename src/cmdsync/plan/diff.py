@@ -31,7 +31,7 @@ type, then name.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -40,6 +40,7 @@ from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand
 from cmdsync.plan.fields import field_changes
 from cmdsync.plan.permissions import permission_changes, rename_warnings
 from cmdsync.state import DesiredScope, DesiredState, LiveState
+from cmdsync.state.application import AppInfo
 from cmdsync.state.normalize import canonical, fill_unknown, request_body
 from cmdsync.validate.check import application_errors
 
@@ -54,38 +55,83 @@ def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
     contexts (see :func:`cmdsync.state.normalize.canonical`); by default those of
     ``live.application`` when known.
     """
-    if default_integration_types is None and live.application is not None:
-        default_integration_types = live.application.integration_types
-    defaults = list(default_integration_types) if default_integration_types is not None \
-        else None
-    warnings: list[str] = []
-    errors: list[str] = []
-    if live.application is not None:
-        errors += application_errors([c.entry for s in desired.scopes.values()
-                                      for c in s.commands if c.entry is not None],
-                                     live.application)
-    matched: dict[str, list[CommandChange]] = {}
-    forms = _Forms(defaults)
-    for scope in desired.scopes.values():
-        if scope.manages_commands:
-            matched[scope.scope] = _scope_commands(scope, live, prune and scope.prune,
-                                                   forms, warnings, errors)
-    plans = []
-    for scope in desired.scopes.values():
-        commands = matched.get(scope.scope, [])
-        perms = permission_changes(scope, live, matched, prune=prune and scope.prune,
-                                   warnings=warnings, errors=errors)
-        plans.append(_scope_plan(scope, live, commands, perms, errors))
-    warnings.extend(rename_warnings(matched, desired, live))
-    warnings.extend(_rename_hints(matched))
-    return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
-                desired.digest, desired.files)
+    return Differ(desired, prune=prune, application=live.application,
+                  default_integration_types=default_integration_types).plan(live)
 
 
-def _scope_commands(scope: DesiredScope, live: LiveState, prune: bool,
+class Differ:
+    """:func:`diff` in steps, so that a plan costs little once the last read is in.
+
+    :meth:`add` compares one scope's commands as soon as its live commands
+    arrive, while the other reads are still under way; :meth:`plan` then
+    does the rest (overwrites, renames, totals) and returns exactly what
+    ``diff(desired, live, ...)`` returns, whatever the order of :meth:`add`
+    calls, and whether or not each scope was added. ``application`` is the
+    ``live.application`` the plan will see.
+    """
+
+    def __init__(self, desired: DesiredState, *, prune: bool = True,
+                 application: AppInfo | None = None,
+                 default_integration_types: Iterable[int] | None = None) -> None:
+        if default_integration_types is None and application is not None:
+            default_integration_types = application.integration_types
+        self.desired = desired
+        self.prune = prune
+        self.application = application
+        self._forms = _Forms(list(default_integration_types)
+                             if default_integration_types is not None else None)
+        # scope -> (the live commands compared, changes, warnings, errors)
+        self._done: dict[str, tuple[Sequence[Mapping[str, Any]], list[CommandChange],
+                                    list[str], list[str]]] = {}
+
+    def add(self, scope: str, commands: Sequence[Mapping[str, Any]]) -> None:
+        """Compare ``scope``'s desired commands with its live ``commands`` (a list
+        response, read only); a scope the manifest does not manage is ignored."""
+        wanted = self.desired.scopes.get(scope)
+        if wanted is None or not wanted.manages_commands:
+            return
+        warnings: list[str] = []
+        errors: list[str] = []
+        changes = _scope_commands(wanted, commands, self.prune and wanted.prune, self._forms,
+                                  warnings, errors)
+        self._done[scope] = (commands, changes, warnings, errors)
+
+    def plan(self, live: LiveState) -> Plan:
+        """The plan that makes ``live`` match the desired state (see :func:`diff`)."""
+        desired = self.desired
+        warnings: list[str] = []
+        errors: list[str] = []
+        if self.application is not None:
+            errors += application_errors([c.entry for s in desired.scopes.values()
+                                          for c in s.commands if c.entry is not None],
+                                         self.application)
+        matched: dict[str, list[CommandChange]] = {}
+        for scope in desired.scopes.values():
+            if scope.manages_commands:
+                current = live.scope(scope.scope).commands
+                done = self._done.get(scope.scope)
+                if done is None or done[0] is not current:
+                    self.add(scope.scope, current)
+                    done = self._done[scope.scope]
+                matched[scope.scope] = done[1]
+                warnings += done[2]
+                errors += done[3]
+        plans = []
+        for scope in desired.scopes.values():
+            commands = matched.get(scope.scope, [])
+            perms = permission_changes(scope, live, matched, prune=self.prune and scope.prune,
+                                       warnings=warnings, errors=errors)
+            plans.append(_scope_plan(scope, live, commands, perms, errors))
+        warnings.extend(rename_warnings(matched, desired, live))
+        warnings.extend(_rename_hints(matched))
+        return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
+                    desired.digest, desired.files)
+
+
+def _scope_commands(scope: DesiredScope, live: Iterable[Mapping[str, Any]], prune: bool,
                     forms: _Forms, warnings: list[str], errors: list[str]
                     ) -> list[CommandChange]:
-    remaining = {str(c["id"]): c for c in live.scope(scope.scope).commands}
+    remaining = {str(c["id"]): c for c in live}
     changes: list[CommandChange] = []
     pending = []
     for command in scope.commands:  # ids first, so a rename keeps its command

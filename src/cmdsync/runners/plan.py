@@ -24,7 +24,7 @@ from cmdsync.apply.ledger import load as load_ledger
 from cmdsync.client.http import DiscordClient
 from cmdsync.errors import CmdsyncError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.plan import Plan, diff
+from cmdsync.plan import Differ, Plan
 from cmdsync.runners import aio
 from cmdsync.runners.session import (
     Connection,
@@ -109,9 +109,11 @@ async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool
     before any write; without it, an unset ``integration_types`` compares
     with the live value and those rules do not run.
     """
+    differ = Differ(desired, prune=prune, application=application)
     live = await fetch_live(client, str(desired.application_id), desired,
-                            application=application)
-    plan = diff(desired, live, prune=prune)
+                            application=application,
+                            on_scope=lambda scope: differ.add(scope.scope, scope.commands))
+    plan = differ.plan(live)
     return (with_unknowns(plan, application) if application else plan), live
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import marshal
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -149,7 +149,8 @@ def _with_base(config: ClientConfig, base_url: str) -> ClientConfig:
 
 async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str], *,
                        need_permissions: Iterable[str] | None = None,
-                       only_needed: bool = False) -> LiveState:
+                       only_needed: bool = False,
+                       on_scope: Callable[[LiveScope], None] | None = None) -> LiveState:
     """Every scope's commands, and each guild's permission sets, fetched concurrently.
 
     ``scopes`` are ``"global"`` and guild ids. Overwrites are read for every
@@ -159,6 +160,8 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     naming the token to set. Raises :class:`~cmdsync.errors.ApiError` for
     the first failed request (an unknown guild is 404 code 10004; a guild
     without the app's ``applications.commands`` scope 403 code 50001).
+    ``on_scope`` is called with each scope as soon as it is read, while the
+    other reads go on (a plan compares it then: :class:`~cmdsync.plan.diff.Differ`).
     """
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
@@ -168,10 +171,14 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     async def one(scope: str) -> LiveScope:
         commands_call = endpoints.list_commands(client, application_id, scope)
         if scope == "global" or (scope not in needed and not readable):
-            return live_scope(scope, _shared(await commands_call, seen))
-        commands, permissions = await asyncio.gather(
-            commands_call, endpoints.list_guild_permissions(client, application_id, scope))
-        return live_scope(scope, _shared(commands, seen), permissions)
+            found = live_scope(scope, _shared(await commands_call, seen))
+        else:
+            commands, permissions = await asyncio.gather(
+                commands_call, endpoints.list_guild_permissions(client, application_id, scope))
+            found = live_scope(scope, _shared(commands, seen), permissions)
+        if on_scope is not None:
+            on_scope(found)
+        return found
 
     found = await asyncio.gather(*(one(scope) for scope in wanted))
     return LiveState(application_id, {scope.scope: scope for scope in found})
@@ -238,7 +245,8 @@ def scopes_to_fetch(desired: DesiredState) -> list[str]:
 
 
 async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState, *,
-                     application: AppInfo | None = None) -> LiveState:
+                     application: AppInfo | None = None,
+                     on_scope: Callable[[LiveScope], None] | None = None) -> LiveState:
     """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
 
     Commands are read in every scope; overwrites in the guilds whose
@@ -247,11 +255,11 @@ async def fetch_live(client: DiscordClient, application_id: str, desired: Desire
     drop its overwrites (every guild read, for a global command), so that
     the plan can say where they are lost; no other request is made.
     ``application`` (from :func:`read_application`) is kept in the state
-    for the diff.
+    for the diff; ``on_scope`` is called with each scope read (:func:`fetch_scopes`).
     """
     needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
     live = await fetch_scopes(client, application_id, scopes_to_fetch(desired),
-                              need_permissions=needed, only_needed=True)
+                              need_permissions=needed, only_needed=True, on_scope=on_scope)
     renamed = renamed_scopes(desired, live)
     if renamed and client.can_read_permissions:
         guilds = [g for g in live.scopes if g != "global"] if "global" in renamed \
