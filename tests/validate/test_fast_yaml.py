@@ -34,13 +34,16 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 ENV = {"GUILD": "222222222222222222", "NAME": "ping"}
 
 
-@pytest.fixture(autouse=True, params=["whole", "items"])
+@pytest.fixture(autouse=True, params=["whole", "pieces", "all-pieces"])
 def reading(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test twice: large texts' way (each repeated item parsed once, forced
-    here for any text) and the whole text parsed at once."""
-    if request.param == "items":
-        monkeypatch.setattr(loader, "REPEATED_ITEMS_MIN_CHARS", 0)
-        monkeypatch.setattr(loader, "REPEATED_ITEMS_MIN_RATIO", 0)
+    """Every test three times: the whole text parsed at once; and large texts' way,
+    each repeated piece parsed once (forced here for any text), with pieces of at
+    most a quarter of the text, or of any size."""
+    if request.param != "whole":
+        monkeypatch.setattr(loader, "REPEATED_PIECES_MIN_CHARS", 0)
+        monkeypatch.setattr(loader, "REPEATED_PIECES_MIN_RATIO", 0)
+    if request.param == "all-pieces":
+        monkeypatch.setattr(loader, "REPEATED_PIECES_MAX_SHARE", 1)
     return str(request.param)
 
 
@@ -172,8 +175,9 @@ def test_yaml_line_break_characters_read_back_as_pyyaml_writes_them(value: str) 
     assert doc.locate(("after",), key=True).line == breaks + 1
 
 
-# Lines that look like block sequence items but are not, or items whose extent
-# is unusual: read item by item, each must give what the careful way gives.
+# Lines that look like block sequence entries or block values but are not, or
+# pieces whose extent is unusual: read piece by piece, each must give what the
+# careful way gives.
 ITEM_CASES = [
     "- {name: a, description: b}\n- {name: a, description: b}\n",
     "commands:\n- name: a\n  description: b\n- name: a\n  description: b\nx: 1\n",
@@ -193,18 +197,26 @@ ITEM_CASES = [
     "a:\n  - k: 1\n    k: 2\n",  # a duplicate key inside an item
     "a:\n  - {k: 1}\n  - {k: 1}\na:\n  - {k: 1}\n",  # a duplicate key outside
     "- k: [" + "[" * 62 + "]" * 63 + "\n- k: 1\n",  # too deep, inside an item
-    "a:\n  - k: 1\n  - _cmdsync_item_0\n",  # an entry that looks like a token
-    "a:\n  - k: 1\n    b: _cmdsync_item_0\n  - k: 1\n",
+    "a:\n  - k: 1\n  - _cmdsync_piece_0\n",  # an entry that looks like a token
+    "a:\n  - k: 1\n    b: _cmdsync_piece_0\n  - k: 1\n",
     "a:\n  - k: 1\n- k: 2\n",  # a sequence less indented than its key's value
     "a:\n  - k: 1\n  b: 2\n",
     "a:\n  - k: 1\n   - k: 2\n",
     "- k: 1",  # no final line break
     "- &0\n- &0\n",  # an anchor defined twice: PyYAML refuses it
+    'g:\n  "1":\n    c:\n      - {k: 1}\n  "2":\n    c:\n      - {k: 1}\n',  # guild blocks
+    "a:\n  b:\n    c\n  d:\n    - e\n",  # a block value that is a scalar
+    "a:\n  b:\n    - c\n   x: 1\n",  # a value line less indented than the first
+    'a: "x\n  b:\n    c"\nd: 1\n',  # a key line inside a quoted scalar
+    "a: x\n  b:\n    c\nd: 1\n",  # inside a plain scalar
+    "a:\n  b:\n    c: 1\n  b:\n    c: 1\n",  # a duplicate key around two pieces
+    "a:\n  1:\n    c: 1\n  \"1\":\n    c: 1\n",  # two keys the same once converted
+    "id:\n  x: 1\nguild_id:\n  - 5\n",  # snowflake keys over containers
 ]
 
 
 @pytest.mark.parametrize("text", ITEM_CASES)
-def test_lines_that_look_like_items_read_the_same_item_by_item(text: str) -> None:
+def test_lines_that_look_like_pieces_read_the_same_piece_by_piece(text: str) -> None:
     _assert_agree(text)
 
 
@@ -219,7 +231,7 @@ def test_repeated_items_are_parsed_once_and_shared(reading: str) -> None:
     assert _assert_agree(text)
     doc = load_text(text, file="m.yaml", kind="yaml")
     bodies = {id(c) for g in doc.data["guilds"].values() for c in g["commands"]}
-    assert len(bodies) == (1 if reading == "items" else 120)  # read item by item: shared
+    assert len(bodies) == (120 if reading == "whole" else 1)  # read piece by piece: shared
 
 
 _LINE_STARTS = st.sampled_from(["- ", "", "k: ", "- k: ", "-", "# ", "j: ", "- - "])

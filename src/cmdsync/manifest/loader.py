@@ -120,10 +120,11 @@ _DIVERGENT = tuple(re.compile(pattern, re.MULTILINE) for pattern in (
 # A block scalar header ending a line, which a flow collection may not hold.
 _BLOCK_HEADERS = (re.compile(r"\|(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE),
                   re.compile(r">(?=[-+1-9]{0,2}(?: +#.*)? *$)", re.MULTILINE))
-# A YAML text at least this long is read with its repeated items parsed once
-# (_RepeatedItems); shorter ones gain nothing from it.
-REPEATED_ITEMS_MIN_CHARS = 256 * 1024
-REPEATED_ITEMS_MIN_RATIO = 2  # items cut per distinct item text, at least
+# A YAML text at least this long is read with its repeated pieces parsed once
+# (_RepeatedPieces); shorter ones gain nothing from it.
+REPEATED_PIECES_MIN_CHARS = 256 * 1024
+REPEATED_PIECES_MIN_RATIO = 2  # pieces cut per distinct piece, at least
+REPEATED_PIECES_MAX_SHARE = 4  # a piece is at most this part of the text (1/4)
 # A fast read replays at most this many events for aliases, else the careful
 # way counts the expansion exactly (ALIAS_EXPANSION_* below).
 _FAST_ALIAS_EVENTS = 100_000
@@ -343,24 +344,32 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
     holds the two ways equal).
     """
     text = doc.text
-    # Each line once: every pattern looks within a line, and manifests repeat theirs.
-    lines = "\n".join(dict.fromkeys(text.split("\n")))
-    if text.startswith(("%", "...")) or any(marker in text for marker in _DIVERGENT_TEXT) \
-            or any(pattern.search(lines) for pattern in _DIVERGENT) \
-            or _EMPTY_LAST_BLOCK.search(text[-256:]) or _block_header_in_flow(text) \
-            or ("&" in text and _duplicate_anchor(text)):
+    if text.startswith(("%", "...")) or _EMPTY_LAST_BLOCK.search(text[-256:]):
         return False
     interpolating = env if "$" in text else None
-    if len(text) >= REPEATED_ITEMS_MIN_CHARS and "&" not in text and "\r" not in text \
-            and not any(pattern.search(lines) for pattern in _BLOCK_HEADERS):
-        try:
-            data = _RepeatedItems(text).read(_FastWalk(interpolating), shared)
-        except _Abort:
-            return False
-        if data is not None:
-            doc.data = data
-            doc.env = env
-            return True
+    if len(text) >= REPEATED_PIECES_MIN_CHARS and "&" not in text and "\r" not in text:
+        pieces = _RepeatedPieces(text)
+        for values in (True, False):  # guild blocks and entries, else entries alone
+            reduced = pieces.reduce(values=values)
+            if reduced is None:
+                continue
+            if _divergent(reduced.lines()):
+                return False  # the lines of the whole text, each once
+            if any(pattern.search(reduced.lines()) for pattern in _BLOCK_HEADERS):
+                break  # a block scalar: read the text whole
+            try:  # equal commands inside pieces kept once as well
+                data = reduced.read(_FastWalk(interpolating, shared.read if shared else {}),
+                                    shared)
+            except _Abort:
+                return False
+            if data is not None:
+                doc.data = data
+                doc.env = env
+                return True
+    # Each line once: every pattern looks within a line, and manifests repeat theirs.
+    if _divergent(_distinct_lines(text.split("\n"))) \
+            or _block_header_in_flow(text) or ("&" in text and _duplicate_anchor(text)):
+        return False
     try:
         data = yaml_rs.loads(text, parse_datetime=False, alias_limits=yaml_rs.AliasLimits(
             max_total_replayed_events=_FAST_ALIAS_EVENTS))
@@ -380,139 +389,189 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
     return True
 
 
-class _RepeatedItems:
-    """A large YAML text read with each distinct block sequence item parsed once.
+def _distinct_lines(lines: list[str], *more: list[str]) -> str:
+    """The first of ``lines``, then each other line of ``lines`` and ``more`` once
+    (a line such as ``---`` may stand first and again later)."""
+    distinct = dict.fromkeys(lines[1:])
+    for other in more:
+        distinct.update(dict.fromkeys(other))
+    return "\n".join([lines[0], *distinct])
 
-    Hundreds of guilds usually repeat the same commands word for word. Each
-    outermost block sequence item (a line ``- ...`` at column *n* and the
-    lines after it indented deeper, with comments and blank lines between)
-    is cut out and replaced by a one-line item holding a token; the reduced
-    text and each distinct item text are parsed with yaml-rs, and each token
-    is replaced by its item's value, converted once and shared by every
-    occurrence (as :class:`SharedBodies` would share them). An item parses
-    alone as it does in place: it is a block node whose extent its
-    indentation fixes, in a text without anchors, tags, block scalars or
-    directives (the callers check). The reading is checked: every token must
-    come back as a whole sequence entry, never inside a scalar (a ``- ``
-    line within a multi-line quoted or plain scalar), and every item must be
-    a mapping; else :meth:`read` returns None and the text is read whole.
+
+def _divergent(lines: str) -> bool:
+    """Whether ``lines`` (the distinct lines of a text, joined by line breaks, its
+    first line first) hold a spelling of :data:`_DIVERGENT_TEXT` or :data:`_DIVERGENT`."""
+    return any(marker in lines for marker in _DIVERGENT_TEXT) \
+        or any(pattern.search(lines) for pattern in _DIVERGENT)
+
+
+class _RepeatedPieces:
+    """A large YAML text cut into pieces, so that each distinct piece is parsed once.
+
+    Hundreds of guilds usually repeat the same commands word for word. A
+    piece is an outermost block node written on lines of its own, at most a
+    quarter of the text: a block sequence entry (a line ``- ...`` at column
+    *n* and the lines after it indented deeper, with comments and blank
+    lines between), or with ``values`` also the block value of a simple key
+    (``"123":`` or ``name:`` ending its line, and the deeper lines after it).
+    Each piece is replaced by a token (an entry ``- TOKEN``, a value ``key:
+    TOKEN``); the reduced text and each distinct piece are parsed with
+    yaml-rs, and each token is replaced by its piece's value, converted once
+    and shared by every occurrence (as :class:`SharedBodies` shares them). A
+    piece parses alone as it does in place: its indentation fixes its extent,
+    in a text without anchors, tags, block scalars or directives (the caller
+    checks). The reading is checked: every token must come back whole, an
+    entry token as a sequence entry and a value token as a mapping value,
+    never inside a scalar (a ``- `` line within a multi-line quoted or plain
+    scalar), and every piece must be a mapping or a sequence; else
+    :meth:`_Reduced.read` returns None and the text is read whole.
     """
 
-    _ITEM = re.compile(r"^( *)- ", re.MULTILINE)
+    _START = re.compile(r'^( *)(?:- |(?:[A-Za-z0-9_][\w.-]*|"[\w .-]*"):[ ]*\n(?=\1 ))',
+                        re.MULTILINE)
 
     def __init__(self, text: str) -> None:
         self.text = text
-        prefix = "_cmdsync_item_"
+        prefix = "_cmdsync_piece_"
         while prefix in text:
             prefix += "_"
         self.prefix = prefix
+        self._ends: dict[int, re.Pattern[str]] = {}
+
+    def reduce(self, *, values: bool) -> _Reduced | None:
+        """The text cut into pieces; None when too few repeat to gain anything."""
+        text, prefix = self.text, self.prefix
+        largest = len(text) // REPEATED_PIECES_MAX_SHARE
+        numbers: dict[tuple[bool, str], int] = {}  # (is an entry, text) -> its number
+        parts: list[str] = []
+        position = scan = count = 0
+        while True:
+            match = self._START.search(text, scan)
+            if match is None:
+                break
+            start, indent = match.start(), len(match.group(1))
+            entry = not match.group().endswith("\n")
+            if not entry and not values:
+                scan = match.end()
+                continue
+            end_pattern = self._ends.get(indent)
+            if end_pattern is None:  # the next line at this indentation or less
+                end_pattern = self._ends[indent] = re.compile(rf"\n(?= {{0,{indent}}}[^ \n#])")
+            end = end_pattern.search(text, match.end())
+            stop = end.end() if end is not None else len(text)
+            if stop - start > largest:
+                scan = match.end()  # too large to repeat: look inside it
+                continue
+            piece = text[start if entry else match.end():stop]
+            if not piece.endswith("\n"):
+                piece += "\n"
+            number = numbers.setdefault((entry, piece), len(numbers))
+            parts.append(text[position:start])
+            if entry:
+                parts.append(f"{match.group(1)}- {prefix}{number}\n")
+            else:  # the key line, its value a token
+                parts.append(f"{text[start:match.end() - 1]} {prefix}{number}\n")
+            position = scan = stop
+            count += 1
+        if count < max(REPEATED_PIECES_MIN_RATIO * len(numbers), 1):
+            return None
+        parts.append(text[position:])
+        return _Reduced(prefix, "".join(parts), list(numbers), count)
+
+
+@dataclass
+class _Reduced:
+    """A text cut by :meth:`_RepeatedPieces.reduce`: ``text`` holds a token for each
+    of ``count`` pieces; ``pieces`` are (is an entry, text), a token's number
+    indexing them."""
+
+    prefix: str
+    text: str
+    pieces: list[tuple[bool, str]]
+    count: int
+    _lines: str | None = None
+
+    def lines(self) -> str:
+        """The distinct lines of the reduced text and of the pieces: every line of
+        the text cut (key lines with a token added), each once."""
+        if self._lines is None:
+            self._lines = _distinct_lines(self.text.split("\n"),
+                                          *(piece.split("\n") for _, piece in self.pieces))
+        return self._lines
 
     def read(self, walk: _FastWalk, shared: SharedBodies | None) -> Any:
         """The data, converted as :meth:`_FastWalk.in_place` converts it; None when
         the text does not read this way (then it is read whole)."""
-        reduced, texts, count = self._reduce()
-        if count < REPEATED_ITEMS_MIN_RATIO * len(texts):  # too few repeats to gain
-            return None
         try:
-            data: Any = yaml_rs.loads(reduced, parse_datetime=False)
-            items: list[Any] = [_loads_any("_:\n" + item)["_"] for item in texts]
+            data: Any = yaml_rs.loads(self.text, parse_datetime=False)
+            values: list[Any] = []
+            for entry, piece in self.pieces:
+                value = _loads_any("_:\n" + piece)["_"]
+                if entry:
+                    if type(value) is not list or len(value) != 1:
+                        return None
+                    value = value[0]
+                if type(value) not in (dict, list):
+                    return None  # a scalar: its conversion depends on where it is
+                values.append(value)
         except (ValueError, RecursionError, OverflowError, TypeError, KeyError):
             return None
-        if not isinstance(data, (dict, list)) or not all(
-                isinstance(item, list) and len(item) == 1 and type(item[0]) is dict
-                for item in items):
+        if not isinstance(data, (dict, list)):
             return None
         walk.in_place(data, 0)  # tokens are plain strings: kept as they are
-        found: dict[int, int] = {}  # item number -> the depth of its occurrences
-        seen = [0]
-        if not self._substitute(data, [item[0] for item in items], found, seen, 0) \
-                or seen[0] != count:
+        depths: dict[int, int] = {}  # piece number -> the depth of its occurrences
+        if self._count(data, depths, 0) != self.count:
             return None
-        for number, depth in found.items():  # each distinct item converted once
-            value = items[number][0]
-            if shared is not None:  # keyed as _FastWalk.in_place keys it: the list's depth
+        for number, depth in depths.items():  # each distinct piece converted once
+            value = values[number]
+            if shared is not None:  # keyed as _FastWalk.in_place keys it: by the parent
                 key = (depth - 1, marshal.dumps(value))
                 known = shared.read.get(key)
                 if known is not None:
-                    items[number][0] = known
+                    values[number] = known
                     continue
                 shared.read[key] = value
-            walk.in_place(value, depth)
-        return self._substitute_final(data, [item[0] for item in items])
+            walk.in_place(value, depth, commands=type(value) is list)  # sharing is unseen
+        self._substitute(data, values)
+        return data
 
-    def _reduce(self) -> tuple[str, list[str], int]:
-        """The text with each outermost item replaced by a token line, the distinct
-        item texts (a token's number indexes them), and the number of items cut."""
-        text, prefix = self.text, self.prefix
-        numbers: dict[str, int] = {}
-        parts: list[str] = []
-        position = count = 0
-        ends: dict[int, re.Pattern[str]] = {}
-        while True:
-            match = self._ITEM.search(text, position)
-            if match is None:
-                break
-            start, indent = match.start(), len(match.group(1))
-            end_pattern = ends.get(indent)
-            if end_pattern is None:  # the next line at this indentation or less
-                end_pattern = ends[indent] = re.compile(rf"\n(?= {{0,{indent}}}[^ \n#])")
-            end = end_pattern.search(text, match.end())
-            stop = end.end() if end is not None else len(text)
-            item = text[start:stop]
-            if not item.endswith("\n"):
-                item += "\n"
-            number = numbers.setdefault(item, len(numbers))
-            parts.append(text[position:start])
-            parts.append(f"{match.group(1)}- {prefix}{number}\n")
-            position = stop
-            count += 1
-        parts.append(text[position:])
-        return "".join(parts), list(numbers), count
-
-    def _substitute(self, node: Any, items: list[Any], found: dict[int, int],
-                    seen: list[int], depth: int) -> bool:
-        """Count the tokens that are whole sequence entries and the depth of each
-        item's occurrences; False when a token is anywhere else, or an item occurs
-        at two depths."""
-        prefix = self.prefix
-        if type(node) is dict:
-            for key, value in node.items():
-                if (type(key) is str and prefix in key) or (
-                        type(value) is str and prefix in value):
-                    return False
-                if type(value) in (dict, list) and not self._substitute(
-                        value, items, found, seen, depth + 1):
-                    return False
-            return True
-        for value in node:
-            if type(value) is str:
+    def _count(self, node: Any, depths: dict[int, int], depth: int) -> int:
+        """How many tokens ``node`` holds where they were put (entry tokens as
+        entries, value tokens as values); -1 when a token is anywhere else, or
+        a piece occurs at two depths."""
+        prefix, found = self.prefix, 0
+        in_list = type(node) is list
+        pairs: Any = enumerate(node) if in_list else node.items()
+        for key, value in pairs:
+            if not in_list and prefix in key:
+                return -1
+            kind = type(value)
+            if kind is str:
                 if prefix not in value:
                     continue
                 number = value[len(prefix):]
                 if not value.startswith(prefix) or not number.isdigit() \
-                        or int(number) >= len(items) \
-                        or found.setdefault(int(number), depth + 1) != depth + 1:
-                    return False
-                seen[0] += 1
-            elif type(value) in (dict, list) and not self._substitute(
-                    value, items, found, seen, depth + 1):
-                return False
-        return True
+                        or int(number) >= len(self.pieces) \
+                        or self.pieces[int(number)][0] is not in_list \
+                        or depths.setdefault(int(number), depth + 1) != depth + 1:
+                    return -1
+                found += 1
+            elif kind is dict or kind is list:
+                inner = self._count(value, depths, depth + 1)
+                if inner < 0:
+                    return -1
+                found += inner
+        return found
 
-    def _substitute_final(self, node: Any, items: list[Any]) -> Any:
-        """``node`` with every token replaced by its item's (converted, shared) value."""
+    def _substitute(self, node: Any, values: list[Any]) -> None:
+        """Replace every token in ``node`` by its piece's (converted, shared) value."""
         prefix = self.prefix
-        if type(node) is dict:
-            for value in node.values():
-                if type(value) in (dict, list):
-                    self._substitute_final(value, items)
-            return node
-        for index, value in enumerate(node):
+        pairs: Any = enumerate(node) if type(node) is list else list(node.items())
+        for key, value in pairs:
             if type(value) is str and value.startswith(prefix):
-                node[index] = items[int(value[len(prefix):])]
+                node[key] = values[int(value[len(prefix):])]
             elif type(value) in (dict, list):
-                self._substitute_final(value, items)
-        return node
+                self._substitute(value, values)
 
 
 _ANCHOR = re.compile(r"&(?<![^\s\[{,]&)([\w-]+)")
