@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cmdsync.manifest.loader import load_file
-from cmdsync.validate.schema import _validator, is_valid
+from cmdsync.validate.schema import _lists_hold_only_commands, _validator, is_valid
 from tests.support.rule_cases import ENV
 
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -121,3 +121,20 @@ def test_values_json_cannot_hold_or_engines_may_read_differently(value: Any) -> 
         {"type": 4, "name": "n", "description": "N", "min_value": value}]}
     _agree({"application_id": value, "commands": [command]})
     _agree({"application_id": "1", "guilds": {"1": {"commands": [command]}}})
+
+
+@pytest.mark.parametrize("data", [
+    {"commands": "ping"}, {"commands": [1, "x", None]}, {"guilds": []},
+    {"guilds": {"1": []}}, {"guilds": {"1": {"commands": {}}}},
+    {"guilds": {"1": {"commands": [VALID], "extra": 1}}}, {"commands": [VALID], "extra": 1},
+    {"guilds": {"1": {"commands": [VALID, {**VALID, "name": "BAD NAME"}]}}},
+    {"application_id": "1", "guilds": {"1": {"commands": [VALID]}, "2": {"commands": []}}},
+    [VALID, VALID], [VALID, {}], [],
+])
+def test_each_distinct_command_checked_once_gives_the_whole_verdict(data: Any) -> None:
+    """is_valid checks each distinct command object once, then the document with its
+    command lists emptied: the verdict is jsonschema's on the whole document."""
+    assert _lists_hold_only_commands()  # the manifest schema allows checking it so
+    _agree(data, both_ways=True)
+    shared = [VALID] * 3  # one object, three places
+    _agree({"commands": shared, "guilds": {"1": {"commands": shared}}}, both_ways=True)

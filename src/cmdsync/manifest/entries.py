@@ -9,6 +9,8 @@ schema reports that).
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +36,7 @@ class CommandEntry:
     walked: dict[str, tuple[Any, ...]] = field(default_factory=dict, compare=False,
                                                 repr=False)
 
-    @property
+    @functools.cached_property
     def type(self) -> int | None:
         """The command type as an int (default CHAT_INPUT), None if invalid."""
         return enum_value(CommandType, self.data.get("type", 1))

@@ -78,34 +78,50 @@ class Differ:
         self.desired = desired
         self.prune = prune
         self.application = application
+        self._application_errors = application_errors(
+            [c.entry for s in desired.scopes.values() for c in s.commands
+             if c.entry is not None], application) if application is not None else []
         self._forms = _Forms(list(default_integration_types)
                              if default_integration_types is not None else None)
-        # scope -> (the live commands compared, changes, warnings, errors)
+        # scope -> (the live commands compared, changes, warnings, errors, rename hints)
         self._done: dict[str, tuple[Sequence[Mapping[str, Any]], list[CommandChange],
-                                    list[str], list[str]]] = {}
+                                    list[str], list[str], list[str]]] = {}
+        # scope -> (its live commands, their references, sorted)
+        self._refs: dict[str, tuple[Sequence[Mapping[str, Any]],
+                                    tuple[LiveCommand, ...]]] = {}
 
     def add(self, scope: str, commands: Sequence[Mapping[str, Any]]) -> None:
         """Compare ``scope``'s desired commands with its live ``commands`` (a list
-        response, read only); a scope the manifest does not manage is ignored."""
+        response, read only); a scope the manifest does not name is ignored."""
         wanted = self.desired.scopes.get(scope)
-        if wanted is None or not wanted.manages_commands:
+        if wanted is None:
+            return
+        self._live_refs(scope, commands)
+        if not wanted.manages_commands:
             return
         warnings: list[str] = []
         errors: list[str] = []
         changes = _scope_commands(wanted, commands, self.prune and wanted.prune, self._forms,
                                   warnings, errors)
-        self._done[scope] = (commands, changes, warnings, errors)
+        self._done[scope] = (commands, changes, warnings, errors,
+                             _rename_hints({scope: changes}))
+
+    def _live_refs(self, scope: str, commands: Sequence[Mapping[str, Any]]
+                   ) -> tuple[LiveCommand, ...]:
+        known = self._refs.get(scope)
+        if known is None or known[0] is not commands:
+            known = self._refs[scope] = (commands, tuple(sorted(
+                (LiveCommand(str(c["id"]), _type(c), str(c.get("name")), _version(c))
+                 for c in commands), key=lambda r: (r.type, r.name, r.id))))
+        return known[1]
 
     def plan(self, live: LiveState) -> Plan:
         """The plan that makes ``live`` match the desired state (see :func:`diff`)."""
         desired = self.desired
         warnings: list[str] = []
-        errors: list[str] = []
-        if self.application is not None:
-            errors += application_errors([c.entry for s in desired.scopes.values()
-                                          for c in s.commands if c.entry is not None],
-                                         self.application)
+        errors: list[str] = list(self._application_errors)
         matched: dict[str, list[CommandChange]] = {}
+        hints: list[str] = []
         for scope in desired.scopes.values():
             if scope.manages_commands:
                 current = live.scope(scope.scope).commands
@@ -116,14 +132,16 @@ class Differ:
                 matched[scope.scope] = done[1]
                 warnings += done[2]
                 errors += done[3]
+                hints += done[4]
         plans = []
         for scope in desired.scopes.values():
             commands = matched.get(scope.scope, [])
             perms = permission_changes(scope, live, matched, prune=self.prune and scope.prune,
                                        warnings=warnings, errors=errors)
-            plans.append(_scope_plan(scope, live, commands, perms, errors))
+            refs = self._live_refs(scope.scope, live.scope(scope.scope).commands)
+            plans.append(_scope_plan(scope, refs, commands, perms, errors))
         warnings.extend(rename_warnings(matched, desired, live))
-        warnings.extend(_rename_hints(matched))
+        warnings.extend(hints)
         return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
                     desired.digest, desired.files)
 
@@ -264,12 +282,9 @@ def _kept_body(command: Mapping[str, Any]) -> dict[str, Any]:
     return request_body(dict(command))
 
 
-def _scope_plan(scope: DesiredScope, live: LiveState, commands: list[CommandChange],
-                perms: list[Any], errors: list[str]) -> ScopePlan:
-    live_commands = live.scope(scope.scope).commands
-    refs = tuple(sorted((LiveCommand(str(c["id"]), _type(c), str(c.get("name")),
-                                     _version(c)) for c in live_commands),
-                        key=lambda r: (r.type, r.name, r.id)))
+def _scope_plan(scope: DesiredScope, refs: tuple[LiveCommand, ...],
+                commands: list[CommandChange], perms: list[Any], errors: list[str]
+                ) -> ScopePlan:
     if not scope.manages_commands:
         return ScopePlan(scope.scope, (), tuple(perms), False, scope.prune, 0, {}, refs)
     creates = sum(1 for c in commands if c.action is Action.CREATE)

@@ -74,27 +74,81 @@ def _validator(kind: str) -> Draft202012Validator:
 
 @functools.cache
 def _verdict(kind: str) -> Callable[[Any], bool]:
-    """jsonschema-rs's ``is_valid`` for the schema of ``kind`` ("manifest" or "array")."""
+    """jsonschema-rs's ``is_valid`` for the schema of ``kind`` ("manifest", "array"
+    or "command")."""
     import jsonschema_rs
 
     schemas = _schemas()
     registry = jsonschema_rs.Registry([(name, schemas[name])
                                        for name in (COMMAND_SCHEMA, MANIFEST_SCHEMA)])
-    root = schemas[MANIFEST_SCHEMA if kind == "manifest" else "array"]
+    root = schemas[{"manifest": MANIFEST_SCHEMA, "command": COMMAND_SCHEMA}.get(kind, "array")]
     is_valid: Callable[[Any], bool] = jsonschema_rs.Draft202012Validator(
         root, registry=registry).is_valid
     return is_valid
 
 
+# A list of commands, as the manifest schema declares each: it constrains the
+# items alone, so a manifest is valid when each distinct command is and the
+# manifest with its command lists emptied is (see _command_lists).
+_COMMAND_LIST = {"type": "array", "items": {"$ref": COMMAND_SCHEMA}}
+
+
+@functools.cache
+def _lists_hold_only_commands() -> bool:
+    """Whether every command list of the manifest schema is :data:`_COMMAND_LIST`
+    (with a description), so that :func:`is_valid` may check each command once."""
+    manifest = _schemas()[MANIFEST_SCHEMA]
+    lists = [manifest["properties"]["commands"],
+             manifest["$defs"]["guild"]["properties"]["commands"]]
+    return manifest["properties"]["guilds"].get("additionalProperties") == {
+        "$ref": "#/$defs/guild"} and all(
+        {k: v for k, v in schema.items() if k != "description"} == _COMMAND_LIST
+        for schema in lists)
+
+
+def _command_lists(data: Any, kind: str) -> tuple[Any, list[Any]]:
+    """``data`` with its command lists emptied (copies; ``data`` is unchanged), and
+    the commands they held."""
+    if kind == "array":
+        return [], data
+    commands: list[Any] = []
+    skeleton = dict(data)
+    if isinstance(skeleton.get("commands"), list):
+        commands += skeleton["commands"]
+        skeleton["commands"] = []
+    guilds = skeleton.get("guilds")
+    if isinstance(guilds, dict):
+        skeleton["guilds"] = emptied = {}
+        for guild, scope in guilds.items():
+            if isinstance(scope, dict) and isinstance(scope.get("commands"), list):
+                commands += scope["commands"]
+                scope = {**scope, "commands": []}
+            emptied[guild] = scope
+    return skeleton, commands
+
+
 def is_valid(data: Any, kind: str) -> bool:
     """Whether ``data`` is valid, as jsonschema-rs decides; False when it cannot decide.
 
-    It cannot take what JSON cannot hold (NaN, integers beyond 64 bits,
-    nesting past its limit): those go to jsonschema, whose verdict stands.
-    tests/validate/test_schema_verdict.py holds the two engines to the same verdict.
+    Each distinct command object is checked once (hundreds of guilds usually
+    share their command objects: :class:`~cmdsync.manifest.loader.SharedBodies`),
+    then the document around them. It cannot take what JSON cannot hold
+    (NaN, integers beyond 64 bits, nesting past its limit): those go to
+    jsonschema, whose verdict stands. tests/validate/test_schema_verdict.py
+    holds the two engines, and both ways of checking, to the same verdict.
     """
     try:
-        return _verdict(kind)(data)
+        if not _lists_hold_only_commands():
+            return _verdict(kind)(data)
+        skeleton, commands = _command_lists(data, kind)
+        command_is_valid = _verdict("command")
+        checked: set[int] = set()
+        for command in commands:
+            if id(command) not in checked:
+                if not command_is_valid(command):
+                    return False
+                checked.add(id(command))
+        return _verdict(kind)(skeleton)
     except (ValueError, TypeError, OverflowError, RecursionError):
         return False
 

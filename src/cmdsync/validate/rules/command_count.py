@@ -43,7 +43,7 @@ NAME = "command-count"
 TITLE = "At most 100 CHAT_INPUT, 15 USER and 15 MESSAGE commands per scope"
 SEVERITY = Severity.ERROR
 
-_COUNTED = (CommandType.CHAT_INPUT, CommandType.USER, CommandType.MESSAGE)
+_COUNTED = frozenset(map(int, (CommandType.CHAT_INPUT, CommandType.USER, CommandType.MESSAGE)))
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:

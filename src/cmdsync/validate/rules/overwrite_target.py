@@ -136,6 +136,8 @@ def _unknown(known: dict[str, dict[str, set[int]]], scopes: tuple[str, str], key
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:
+    if not manifest.permissions:
+        return
     known = known_commands(manifest)
     first: dict[tuple[str, Target], PermissionEntry] = {}
     for entry in manifest.permissions:
