@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import replace
@@ -12,6 +13,7 @@ import pytest
 
 from cmdsync.apply.ledger import load as load_ledger
 from cmdsync.apply.strategy import Strategy
+from cmdsync.client import endpoints
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.commands import Limits
@@ -32,6 +34,7 @@ from tests.support.apply import (
     Hooks,
     apply,
     apply_plan_file,
+    client,
     commands,
     connection,
     overwrites,
@@ -248,3 +251,27 @@ def test_the_ledger_counts_confirmed_creates_and_never_a_token(
     assert {scope: sum(d.values()) for scope, d in days.items()} == {
         "global": 3, GUILD: 2, OTHER: 2}
     assert load_ledger(str(tmp_path)).used(API, APP, OTHER, next(iter(days[OTHER]))) == 2
+
+
+def test_a_backup_never_clears_overwrites_it_did_not_read(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """A guild whose manifest sets no ``permissions`` has its overwrites left unread;
+    its backup must then not say "no overwrites", or restoring it would clear them."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    alpha = next(c["id"] for c in commands(emulator, OTHER) if c["name"] == "alpha")
+    kept = [{"id": OTHER, "type": 1, "permission": False}]  # set in Discord, not in the manifest
+
+    async def put() -> None:
+        async with client(emulator) as api:
+            await endpoints.put_permissions(api, APP, OTHER, alpha, kept)
+
+    asyncio.run(put())
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    result = apply(emulator, [path], tmp_path).result
+    assert result is not None and result.ok and result.backup is not None
+    data = json.loads((tmp_path / result.backup).read_text(encoding="utf-8"))
+    assert "permissions" not in data["guilds"][OTHER]  # unknown: left out
+    restored = apply(emulator, [str(tmp_path / result.backup)], tmp_path).result
+    assert restored is not None and restored.ok
+    assert overwrites(emulator, OTHER) == {alpha: kept}

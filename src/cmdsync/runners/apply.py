@@ -245,8 +245,7 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
             raise UnsafePlanError(stale, heading="live state changed while the plan was "
                                   "reviewed; nothing was changed. Run apply again:")
     started = time.monotonic()
-    backup = _backup(plan, live, scheduled, cwd=cwd, now=clock(),
-                     readable=client.can_read_permissions)
+    backup = _backup(plan, live, scheduled, cwd=cwd, now=clock())
 
     def record(scope: str, count: int) -> None:
         ledger.record(cwd, api_url=session.api_url, application_id=app, scope=scope,
@@ -304,10 +303,11 @@ async def _check_user_token(session: Session, app: str, scheduled: Sequence[Scop
 
 
 def _backup(plan: Plan, live: LiveState, scheduled: Sequence[ScopeSteps], *, cwd: str,
-            now: float, readable: bool) -> str:
+            now: float) -> str:
     commands = [s.scope for s in scheduled if s.strategy is not None]
     permissions = [s.scope for s in scheduled if any(p.kind is StepKind.PERMISSIONS for p in s.steps)]
-    guilds = [s for s in live.scopes if s != "global"] if readable else permissions
+    # Only overwrites that were read: unread ones are unknown, and a restore leaves them.
+    guilds = [s.scope for s in live.scopes.values() if s.scope != "global" and s.permissions_read]
     manifest = backup_manifest(live, commands=commands, permissions=permissions,
                                readable=guilds)
     return write_backup(manifest, cwd=cwd, application_id=plan.application_id, now=now)

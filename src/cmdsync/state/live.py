@@ -26,12 +26,15 @@ class LiveScope:
 
     ``commands`` are the command objects of the list response, unchanged;
     ``permissions`` maps a target id (a command id, or the application id for
-    the application-wide entry) to its overwrites in API form, sorted.
+    the application-wide entry) to its overwrites in API form, sorted;
+    ``permissions_read`` says whether they were read at all (when not, the
+    guild's overwrites are unknown, not absent).
     """
 
     scope: str
     commands: tuple[Mapping[str, Any], ...] = ()
     permissions: Mapping[str, tuple[Overwrite, ...]] = field(default_factory=dict)
+    permissions_read: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,15 +60,16 @@ def scope_order(scope: str) -> tuple[int, int]:
 
 
 def live_scope(scope: str, commands: Iterable[Mapping[str, Any]],
-               permissions: Iterable[Mapping[str, Any]] = ()) -> LiveScope:
+               permissions: Iterable[Mapping[str, Any]] | None = None) -> LiveScope:
     """A :class:`LiveScope` from a commands list and a guild permissions list response.
 
     ``permissions`` items are guild permission objects ``{"id", "application_id",
-    "guild_id", "permissions": [...]}``; empty lists are dropped.
+    "guild_id", "permissions": [...]}``; empty lists are dropped. None: the
+    overwrites were not read.
     """
     table: dict[str, tuple[Overwrite, ...]] = {}
-    for item in permissions:
+    for item in permissions or ():
         overwrites = canonical_overwrites(item.get("permissions") or [], scope)
         if overwrites:
             table[str(item["id"])] = tuple(overwrites)
-    return LiveScope(scope, tuple(commands), table)
+    return LiveScope(scope, tuple(commands), table, permissions is not None)
