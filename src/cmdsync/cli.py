@@ -31,6 +31,7 @@ from cmdsync.errors import (
     EXIT_TERMINATED,
     EXIT_USAGE,
     CmdsyncError,
+    UsageError,
 )
 from cmdsync.render import console
 
@@ -182,7 +183,6 @@ def init(
 ) -> int:
     """Start a project: cmdsync.toml (commented), discord/commands.yaml and the editor
     schema; then `cmdsync validate` and `cmdsync plan` need no paths."""
-    from cmdsync.errors import UsageError
     from cmdsync.manifest.files import write_file
     from cmdsync.runners.project import find_config, init_files
 
@@ -418,7 +418,7 @@ def plan(
     if out:
         from cmdsync.runners.files import save_plan
 
-        save_plan(result, out, api_url=run.api_url)
+        save_plan(result, out, api_url=run.api_url, prior=run.live)
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         if not console.QUIET:
             (console.err if output is PlanFormat.json else console.out)(message)
@@ -565,6 +565,11 @@ def apply(
     application_id: ApplicationOption = None,
     no_prune: Annotated[bool, typer.Option(
         "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    no_refresh: Annotated[bool, typer.Option(
+        "--no-refresh", help="With a saved plan: write it without reading live state again "
+        "(Terraform's -refresh=false): no check that live state still matches the plan; "
+        "the backup holds the state the plan was made from; commands are written one by "
+        "one.")] = False,
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     bearer_token_file: BearerFileOption = None,
@@ -587,7 +592,11 @@ def apply(
                           progress=sys.stderr.isatty())
     if saved is not None:
         run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
-                          env=env, cwd=root)
+                          env=env, cwd=root, refresh=not no_refresh)
+    elif no_refresh:
+        raise UsageError("--no-refresh applies a saved plan (`cmdsync plan --out FILE`, then "
+                         "`cmdsync apply --no-refresh FILE`): cmdsync keeps no state of its "
+                         "own to plan manifests from")
     else:
         run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
                           cwd=root,
@@ -661,7 +670,6 @@ def invoke(
     Exit codes: 0 the bot answered; 1 refused (the reason is printed), outdated, or the
     interaction failed; 2 usage errors; 130 interrupted while waiting.
     """
-    from cmdsync.errors import UsageError
     from cmdsync.render import invoke as render
     from cmdsync.runners.invoke import Request
     from cmdsync.runners.invoke import invoke as run_invoke
@@ -755,7 +763,6 @@ TOKEN_ON_COMMAND_LINE = (
 def _refuse_tokens(args: list[str]) -> None:
     """Refuse a token given as an argument, before anything echoes it (never named)."""
     from cmdsync.client.redact import looks_like_secret
-    from cmdsync.errors import UsageError
 
     for arg in args:
         if arg.split("=", 1)[0] in SECRET_OPTIONS or looks_like_secret(arg):

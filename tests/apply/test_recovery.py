@@ -40,6 +40,7 @@ from tests.support.apply import (
     overwrites,
     plan,
     write,
+    writes,
 )
 
 OTHER = "555555555555555555"
@@ -138,6 +139,78 @@ def test_a_stale_saved_plan_is_refused_naming_what_changed(
         "was changed. Plan again (`cmdsync plan --out FILE`):\n"
         f"  - global: chat_input 'ping' (id {ping['id']}) changed (version {ping['version']} "
         f"-> {new_version})")
+    assert emulator.log.counts()["writes"] == 0
+
+
+def _saved(emulator: Emulator, tmp_path: Path, path: str) -> str:
+    """``path`` planned and saved as ``cmdsync plan --out`` saves it (with its prior state)."""
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    saved = str(tmp_path / "plan.json")
+    save(run.plan, saved, api_url=run.api_url, prior=run.live)
+    return saved
+
+
+def test_a_saved_plan_applies_without_reading_again_with_no_refresh(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """--no-refresh (Terraform's -refresh=false): only the writes, command by command,
+    and the backup holds the live state the plan was made from."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    before = {scope: commands(emulator, scope) for scope in ("global", GUILD, OTHER)}
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}")
+          .replace("description: Ping}", "description: Ping!}"))
+    saved = _saved(emulator, tmp_path, path)
+    prior = json.loads(Path(saved).read_text(encoding="utf-8"))["prior"]
+    assert set(prior) == {"global", OTHER}  # the scopes that change
+    assert prior[OTHER]["commands"] == before[OTHER] and prior[OTHER]["permissions"] is None
+    emulator.log.clear()
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and result.ok and result.backup is not None
+    assert emulator.log.counts()["reads"] == 0
+    assert [(method, status) for method, _, status in writes(emulator)] == [
+        ("PATCH", 200), ("PATCH", 200)]
+    assert not plan(emulator, [path], tmp_path).has_changes
+    restored = apply(emulator, [str(tmp_path / result.backup)], tmp_path).result
+    assert restored is not None and restored.ok
+    for scope in ("global", OTHER):  # back as they were, ids and all
+        assert [(c["id"], c["name"], c.get("description")) for c in commands(emulator, scope)] \
+            == [(c["id"], c["name"], c.get("description")) for c in before[scope]]
+
+
+def test_no_refresh_writes_the_plan_as_it_stands_and_reports_what_failed(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """A command deleted since the plan: its update fails (404) and is reported; nothing
+    else is lost, and the report says what was done."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    saved = _saved(emulator, tmp_path, path)
+    alpha = next(c["id"] for c in commands(emulator, OTHER) if c["name"] == "alpha")
+
+    async def delete() -> None:
+        async with client(emulator) as api:
+            await endpoints.delete_command(api, APP, OTHER, alpha)
+
+    asyncio.run(delete())
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and not result.ok
+    assert [(method, status) for method, _, status in writes(emulator)][-1] == ("PATCH", 404)
+    assert [c["name"] for c in commands(emulator, OTHER)] == ["beta"]
+
+
+def test_no_refresh_needs_a_plan_saved_with_its_prior_state(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    saved = str(tmp_path / "plan.json")
+    save(run.plan, saved, api_url=run.api_url)  # as an older cmdsync saved it
+    with pytest.raises(UsageError) as caught:
+        apply_plan_file(emulator, saved, tmp_path, refresh=False)
+    assert str(caught.value) == (
+        f"{saved} holds no prior state (it was saved by an older cmdsync): apply it without "
+        "--no-refresh, or plan again with `cmdsync plan --out FILE`")
     assert emulator.log.counts()["writes"] == 0
 
 

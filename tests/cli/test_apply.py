@@ -137,6 +137,18 @@ def test_a_saved_plan_applies_without_asking_and_a_stale_one_is_refused(
         f"  - guild {GUILD}: message 'Report' (id <ID>) was created\n")
 
 
+def test_no_refresh_applies_a_saved_plan_and_nothing_else(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "apply", "--local", "--no-refresh", "--auto-approve", "bot.yaml") == (
+        2, "", "error: --no-refresh applies a saved plan (`cmdsync plan --out FILE`, then "
+        "`cmdsync apply --no-refresh FILE`): cmdsync keeps no state of its own to plan "
+        "manifests from\n")
+    assert run(capsys, "plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
+    code, out, err = run(capsys, "apply", "--no-refresh", "plan.json")
+    assert (code, err) == (0, "")
+    assert ids(out) == APPLIED.removeprefix("\n")
+
+
 def test_plan_warns_as_the_daily_create_budget_runs_low(
         capsys: pytest.CaptureFixture[str]) -> None:
     record(".", api_url=LOCAL, application_id=APP, scope=GUILD, count=180, now=time.time())

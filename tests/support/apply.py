@@ -67,9 +67,10 @@ def apply(emulator: Emulator, paths: list[str], cwd: Path, *, strategy: Strategy
                        env=ENV if env is None else env, cwd=str(cwd))
 
 
-def apply_plan_file(emulator: Emulator, path: str, cwd: Path, **kwargs: Any) -> ApplyRun:
+def apply_plan_file(emulator: Emulator, path: str, cwd: Path, *, refresh: bool = True,
+                    **kwargs: Any) -> ApplyRun:
     return apply_saved(path, connection=connection(emulator), options=ApplyOptions(**kwargs),
-                       hooks=Hooks(), env=ENV, cwd=str(cwd))
+                       hooks=Hooks(), env=ENV, cwd=str(cwd), refresh=refresh)
 
 
 def plan(emulator: Emulator, paths: list[str], cwd: Path) -> Plan:

@@ -10,7 +10,6 @@ schema reports that).
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any

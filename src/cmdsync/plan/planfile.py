@@ -4,7 +4,9 @@ The same document is printed by ``cmdsync plan --format json`` and saved by
 ``--out FILE`` for ``cmdsync apply FILE``. It holds the manifest digest and
 each live command's id and version (so apply can refuse a stale plan), the
 request bodies apply sends, the manifest files it was made from, and never a
-token or any other credential. ``plan_digest`` is the SHA-256 of the whole
+token or any other credential. A saved plan also holds its ``prior`` state:
+the live commands and overwrites of the scopes it changes, as Terraform's
+saved plans hold theirs, for ``apply --no-refresh``. ``plan_digest`` is the SHA-256 of the whole
 document but itself (:func:`plan_digest`): :func:`loads` refuses a plan
 whose content no longer matches it, so what apply sends is what the plan
 showed.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
@@ -28,15 +31,35 @@ from cmdsync.plan.changes import (
     Plan,
     ScopePlan,
 )
+from cmdsync.state import LiveState, live_scope
 
 FORMAT_VERSION = 1
 PLAN_SCHEMA = "plan.schema.json"
 _ACTIONS = {action.word: action for action in Action}
 
 
-def to_document(plan: Plan, *, api_url: str | None = None) -> dict[str, Any]:
-    """The JSON document of ``plan``; ``api_url`` records where live state was read."""
-    return {
+@dataclass(frozen=True)
+class SavedPlan:
+    """A saved plan as read: the plan, where live state was read (``api_url``, None
+    if not recorded) and the live state it was made from (``prior``; None in a
+    plan saved without it)."""
+
+    plan: Plan
+    api_url: str | None
+    prior: LiveState | None
+
+
+def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None
+                ) -> dict[str, Any]:
+    """The JSON document of ``plan``; ``api_url`` records where live state was read.
+
+    With ``prior`` (the live state the plan was made from), the document
+    keeps, under ``prior``, the live commands of each scope the plan changes
+    and, where they were read, its overwrites, as Discord returned them (a
+    saved plan applied with ``--no-refresh`` backs them up and writes by
+    their ids without reading again).
+    """
+    document = {
         "format_version": FORMAT_VERSION,
         "application_id": plan.application_id,
         "api_url": api_url,
@@ -50,6 +73,36 @@ def to_document(plan: Plan, *, api_url: str | None = None) -> dict[str, Any]:
         "warnings": list(plan.warnings),
         "errors": list(plan.errors),
     }
+    if prior is not None:
+        document["prior"] = _prior(plan, prior)
+    return document
+
+
+def _prior(plan: Plan, live: LiveState) -> dict[str, Any]:
+    changed = [scope.scope for scope in plan.scopes if _changes(scope)]
+    if any(s != "global" for s in changed) and "global" in live.scopes:
+        changed.append("global")  # guild overwrites may name global commands
+    prior: dict[str, Any] = {}
+    for name in dict.fromkeys(changed):
+        scope = live.scope(name)
+        prior[name] = {
+            "commands": [dict(c) for c in scope.commands],
+            "permissions": [{"id": target, "permissions": [dict(o) for o in overwrites]}
+                            for target, overwrites in scope.permissions.items()]
+            if scope.permissions_read else None}
+    return prior
+
+
+def _changes(scope: ScopePlan) -> bool:
+    return any(c.action is not Action.NO_OP for c in scope.commands) or any(
+        p.action is not Action.NO_OP for p in scope.permissions)
+
+
+def prior_state(application_id: str, prior: Mapping[str, Any]) -> LiveState:
+    """The :class:`~cmdsync.state.LiveState` a document's ``prior`` holds."""
+    return LiveState(application_id, {
+        name: live_scope(name, scope["commands"], scope["permissions"])
+        for name, scope in prior.items()})
 
 
 def _scope(scope: ScopePlan) -> dict[str, Any]:
@@ -128,21 +181,30 @@ def plan_digest(document: Mapping[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def dumps(plan: Plan, *, api_url: str | None = None) -> str:
-    """The document, with its ``plan_digest``, as indented JSON text ending with a newline."""
-    document = to_document(plan, api_url=api_url)
+def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None) -> str:
+    """The document (see :func:`to_document`), with its ``plan_digest``, as indented
+    JSON text ending with a newline."""
+    document = to_document(plan, api_url=api_url, prior=prior)
     document["plan_digest"] = plan_digest(document)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
-    """A saved plan's text as a :class:`Plan` and its ``api_url`` (None if not recorded).
+    """A saved plan's text as a :class:`Plan` and its ``api_url`` (see :func:`load_saved`)."""
+    saved = load_saved(text, path=path)
+    return saved.plan, saved.api_url
+
+
+def load_saved(text: str, *, path: str) -> SavedPlan:
+    """A saved plan's text as a :class:`SavedPlan`.
 
     ``path`` only names the file in messages. The document is checked
-    against ``schemas/plan.schema.json``. Raises
+    against ``schemas/plan.schema.json`` (jsonschema-rs's verdict first,
+    jsonschema's message for a document it refuses). Raises
     :class:`~cmdsync.errors.CmdsyncError` for text that is not JSON or not a
     cmdsync plan.
     """
+    import jsonschema_rs
     from jsonschema import Draft202012Validator
 
     from cmdsync.validate.schema import load_schema
@@ -151,14 +213,19 @@ def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
         data = json.loads(text)
     except ValueError as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
-    problems = sorted(Draft202012Validator(load_schema(PLAN_SCHEMA)).iter_errors(data),
-                      key=lambda e: list(e.absolute_path))
-    if problems:
-        where = "/".join(str(p) for p in problems[0].absolute_path)
-        raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: {problems[0].message}")
+    schema = load_schema(PLAN_SCHEMA)
+    if not jsonschema_rs.Draft202012Validator(schema).is_valid(data):
+        problems = sorted(Draft202012Validator(schema).iter_errors(data),
+                          key=lambda e: list(e.absolute_path))
+        if problems:
+            where = "/".join(str(p) for p in problems[0].absolute_path)
+            raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: "
+                               f"{problems[0].message}")
     if data.get("plan_digest") != plan_digest(data):
         raise CmdsyncError(f"the saved plan {path} was changed after cmdsync wrote it (its "
                            "plan_digest does not match its content); nothing was changed. "
                            "Plan again: `cmdsync plan --out FILE`")
     api_url = data.get("api_url")
-    return from_document(data), api_url if isinstance(api_url, str) else None
+    plan = from_document(data)
+    prior = prior_state(plan.application_id, data["prior"]) if "prior" in data else None
+    return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior)

@@ -156,18 +156,31 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
                 env: Mapping[str, str] | None = None, cwd: str | None = None,
-                clock: Clock = time.time) -> ApplyRun:
+                clock: Clock = time.time, refresh: bool = True) -> ApplyRun:
     """Apply a saved plan without asking, if live state still matches it.
+
+    Without ``refresh`` (``--no-refresh``, Terraform's ``-refresh=false``)
+    live state is not read again: the plan's prior state (the live commands
+    and overwrites it was made from) is backed up and the plan is written
+    by its ids as it stands, command by command (``auto`` never chooses a
+    bulk overwrite then, which would delete a command created since). A
+    command changed since is overwritten as planned; one deleted since fails
+    its scope (404), reported.
 
     Raises :class:`~cmdsync.errors.UsageError` for flags that contradict the
     plan, and :class:`~cmdsync.errors.UnsafePlanError` naming what
     changed when the plan is stale.
     """
-    from cmdsync.runners.files import load_plan
+    from cmdsync.runners.files import load_saved_plan
 
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
-    plan, planned_at = load_plan(path)
+    saved = load_saved_plan(path)
+    plan, planned_at = saved.plan, saved.api_url
+    if not refresh and saved.prior is None:
+        raise UsageError(f"{path} holds no prior state (it was saved by an older cmdsync): "
+                         "apply it without --no-refresh, or plan again with `cmdsync plan "
+                         "--out FILE`")
     if not options.prune:
         raise UsageError("--no-prune does not apply to a saved plan: plan again with "
                          "`cmdsync plan --no-prune --out FILE`")
@@ -179,6 +192,9 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     needed = [s.scope for s in plan.scopes if s.permissions]
     scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
 
+    if not refresh and options.strategy is Strategy.AUTO:
+        options = replace(options, strategy=Strategy.PER_COMMAND)
+
     async def run() -> ApplyRun:
         guilds = [s.scope for s in plan.scopes if s.scope != "global"]
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
@@ -187,12 +203,16 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                                           list(dict.fromkeys(scopes)), need_permissions=needed,
                                           only_needed=True)
 
-            live = await read()
-            stale = stale_reasons(plan, live)
-            if stale:
-                raise UnsafePlanError(stale, heading=(
-                    f"the saved plan {path} is stale: live state changed since it was "
-                    "computed; nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
+            if saved.prior is not None and not refresh:
+                live = saved.prior
+            else:
+                live = await read()
+                stale = stale_reasons(plan, live)
+                if stale:
+                    raise UnsafePlanError(stale, heading=(
+                        f"the saved plan {path} is stale: live state changed since it was "
+                        "computed; nothing was changed. Plan again (`cmdsync plan --out "
+                        "FILE`):"))
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                                 cwd=cwd, clock=clock, entries={}, confirm=False, signals=True)
 

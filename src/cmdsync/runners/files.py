@@ -9,30 +9,40 @@ from __future__ import annotations
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import read_bounded, write_file
 from cmdsync.plan.changes import Plan
-from cmdsync.plan.planfile import dumps, loads
+from cmdsync.plan.planfile import SavedPlan, dumps, load_saved
+from cmdsync.state import LiveState
 
 MAX_PLAN_BYTES = 256 * 1024 * 1024
 
 
-def save_plan(plan: Plan, path: str, *, api_url: str | None = None) -> None:
+def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
+              prior: LiveState | None = None) -> None:
     """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
-    a regular file only, secrets redacted).
+    a regular file only, secrets redacted), with the live state it was made
+    from (``prior``, see :func:`cmdsync.plan.planfile.to_document`).
 
     Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
     when it cannot be written.
     """
-    write_file(path, dumps(plan, api_url=api_url), what="the plan")
+    write_file(path, dumps(plan, api_url=api_url, prior=prior), what="the plan")
 
 
 def load_plan(path: str) -> tuple[Plan, str | None]:
     """A saved plan and its ``api_url`` (where live state was read; None if not recorded).
 
     Raises :class:`~cmdsync.errors.CmdsyncError` for an unreadable file or
-    one that is not a cmdsync plan (:func:`cmdsync.plan.planfile.loads`).
+    one that is not a cmdsync plan (:func:`cmdsync.plan.planfile.load_saved`).
     """
+    saved = load_saved_plan(path)
+    return saved.plan, saved.api_url
+
+
+def load_saved_plan(path: str) -> SavedPlan:
+    """A saved plan, its ``api_url`` and the live state it was made from; raises as
+    :func:`load_plan` does."""
     try:
         text = read_bounded(path, MAX_PLAN_BYTES).decode("utf-8")
     except (OSError, ValueError) as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
-    return loads(text, path=path)
+    return load_saved(text, path=path)

@@ -53,6 +53,8 @@ class PlanRun:
     application: AppInfo | None = None
     # where each (scope, type, name) is written, for --format github annotations
     locations: Mapping[tuple[str, int, str], Location] = field(default_factory=dict)
+    # the live state the plan was made from (kept in a saved plan)
+    live: LiveState | None = field(default=None, repr=False)
 
 
 def resolve_application_id(*, manifest: str | None, flag: str | None,
@@ -168,16 +170,16 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
 
     state: DesiredState = desired
 
-    async def run() -> tuple[ValidationResult, Plan | None, AppInfo, str]:
+    async def run() -> tuple[ValidationResult, Plan | None, LiveState | None, AppInfo, str]:
         guilds = [scope for scope in state.scopes if scope != "global"]
         async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
-            checked, plan, _, info = await plan_session(session.client, state, validation,
-                                                        prune=prune)
-            return checked, plan, info, session.api_url
+            checked, plan, live, info = await plan_session(session.client, state, validation,
+                                                           prune=prune)
+            return checked, plan, live, info, session.api_url
 
-    checked, plan, info, api_url = aio.run(run())
+    checked, plan, live, info, api_url = aio.run(run())
     if plan is None:
         return PlanRun(checked, api_url=api_url, application=info)
     plan = with_budget_warnings(plan, ledger=load_ledger(cwd), api_url=api_url, now=time.time())
     located = state.locations()
-    return PlanRun(checked, plan, api_url, info, located)
+    return PlanRun(checked, plan, api_url, info, located, live)
