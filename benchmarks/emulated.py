@@ -257,10 +257,14 @@ def apply_one_change(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
                      runs: int) -> dict[str, Any]:
     """One command's description changed in each of ``guilds``: cmdsync against a blind sync.
 
-    ``cmdsync apply --auto-approve`` and :data:`BLIND_SYNC` (one bulk
-    overwrite per guild), both child processes, turn about after one
-    untimed warm-up each, the live state reset to the unchanged commands
-    before every run; the emulator at 50 req/s for both.
+    Three sides, child processes, turn about after one untimed warm-up each,
+    the live state reset to the unchanged commands before every run, the
+    emulator at 50 req/s for all: ``cmdsync apply --no-refresh PLANFILE``
+    (a saved plan applied without reading again, as a deploy job applies
+    the plan it just made; the ``cmdsync plan --out`` before it is not
+    timed, and the emulator's limits start over after it), ``cmdsync apply
+    --auto-approve`` (plan and apply in one run) and :data:`BLIND_SYNC` (one
+    bulk overwrite per guild).
     """
     ids = generate.guild_ids(guilds)
     changed = min(7, per_guild - 1)
@@ -279,21 +283,27 @@ def apply_one_change(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
             for g, scope in manifest["guilds"].items()}}, handle)
     emulator = new_emulator(seed=seed(ids),
                             ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
-    ours: list[dict[str, Any]] = []
-    theirs: list[dict[str, Any]] = []
+    saved = os.path.join(workdir, f"one-change-{guilds}x{per_guild}.plan.json")
+    timed: dict[str, list[dict[str, Any]]] = {"saved": [], "cmdsync": [], "blind": []}
     with BackgroundServer(create_app(emulator)) as base_url:
         env = environment(base_url)
-        sides = {"cmdsync": [cmdsync, "apply", "--auto-approve", path],
+        sides = {"saved": [cmdsync, "apply", "--no-refresh", saved],
+                 "cmdsync": [cmdsync, "apply", "--auto-approve", path],
                  "blind": [sys.executable, "-c", BLIND_SYNC, bodies]}
         for turn in range(runs + 1):  # the first turn warms up
             for name, command in sides.items():
                 _fresh(emulator, ids, per_guild)
+                if name == "saved":  # raises CommandFailed unless it exits 0
+                    procs.run([cmdsync, "plan", "--out", saved, path], env=env, cwd=workdir)
+                    emulator.limiter.reset()
+                    emulator.log.clear()
                 sample = procs.run(command, env=env, cwd=workdir)
                 if turn:
-                    (ours if name == "cmdsync" else theirs).append(measured(emulator, sample))
+                    timed[name].append(measured(emulator, sample))
     emulator.store.close()
     return {"guilds": guilds, "commands_per_guild": per_guild, "changed_per_guild": 1,
-            "limit_per_s": DISCORD_LIMIT, "cmdsync_runs": ours, "blind_runs": theirs}
+            "limit_per_s": DISCORD_LIMIT, "saved_plan_runs": timed["saved"],
+            "cmdsync_runs": timed["cmdsync"], "blind_runs": timed["blind"]}
 
 
 Change = Callable[[Manifest, dict[str, dict[str, str]]], None]

@@ -97,11 +97,15 @@ def _apply_rows(apply: dict[str, Any]) -> list[Row]:
 
 
 def _one_change_rows(change: dict[str, Any]) -> list[Row]:
+    blind = "blind bulk overwrite " + _run(change["blind_bulk_overwrite"], "bound")
     return [((f"Apply, 1 command changed in each of {change['guilds']} guilds "
-              f"(x {change['commands_per_guild']} commands, {change['limit_per_s']} req/s)"),
-             _run(change["cmdsync"], "bound"),
-             "blind bulk overwrite " + _run(change["blind_bulk_overwrite"], "bound"),
-             _x(change["ratio"]), f"<= {change['target']}x", _met(change["met"]))]
+              f"(x {change['commands_per_guild']} commands, {change['limit_per_s']} req/s): "
+              "apply --no-refresh of the saved plan"),
+             _run(change["saved_plan"], "bound"), blind,
+             _x(change["ratio"]), f"<= {change['target']}x", _met(change["met"])),
+            ("Same change, plan and apply in one run (apply --auto-approve)",
+             _run(change["cmdsync"], "bound"), "the blind overwrite above",
+             _x(change["plan_and_apply_ratio"]), "", "measured")]
 
 
 def _run(run: dict[str, Any], versus: str) -> str:

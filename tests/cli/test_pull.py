@@ -302,3 +302,20 @@ def test_the_readme_pull_example_prints_what_it_shows(capsys: pytest.CaptureFixt
         return re.sub(r"id: '1\d{18}'", "id: 'ID'", text)
 
     assert code == 0 and ids(out) == ids(shown)
+
+
+def test_guilds_with_the_same_commands_under_other_ids_are_written_each_as_they_are() -> None:
+    """to_manifest works out each distinct guild command once: the ids, and the one
+    command that differs, must still come out as to_command gives them."""
+    app, other = "111111111111111111", "333333333333333333"
+    body = {"type": 1, "name": "ban", "description": "Ban", "default_member_permissions": "4",
+            "options": [{"type": 6, "name": "user", "description": "Who", "required": True}]}
+    scopes = {
+        GUILD: [{**body, "id": "60", "version": "600", "guild_id": GUILD}],
+        other: [{**body, "id": "61", "version": "601", "guild_id": other},
+                {**body, "id": "62", "name": "kick", "guild_id": other}]}
+    live = LiveState(app, {g: live_scope(g, c) for g, c in scopes.items()})
+    manifest, _ = to_manifest(live, guilds=[GUILD, other])
+    assert {g: e["commands"] for g, e in manifest["guilds"].items()} == {
+        g: [to_command(c, scope=g) for c in commands] for g, commands in scopes.items()}
+    assert [c["id"] for c in manifest["guilds"][other]["commands"]] == ["61", "62"]

@@ -183,10 +183,36 @@ def plan_digest(document: Mapping[str, Any]) -> str:
 
 def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None) -> str:
     """The document (see :func:`to_document`), with its ``plan_digest``, as indented
-    JSON text ending with a newline."""
+    JSON text ending with a newline: each command change, and each scope of
+    ``prior``, on a line of its own (a large plan stays quick to write and
+    read, and still reads line by line)."""
     document = to_document(plan, api_url=api_url, prior=prior)
     document["plan_digest"] = plan_digest(document)
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _text(document)
+
+
+def _text(document: Mapping[str, Any]) -> str:
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = []
+    for key, value in document.items():
+        if key == "scopes":
+            scopes = []
+            for scope in value:
+                fields = [f"      {one(k)}: " + (
+                    "[\n" + ",\n".join(f"        {one(c)}" for c in v) + "\n      ]"
+                    if k == "commands" and v else one(v)) for k, v in scope.items()]
+                scopes.append("    {\n" + ",\n".join(fields) + "\n    }")
+            lines.append('  "scopes": [\n' + ",\n".join(scopes) + "\n  ]"
+                         if scopes else '  "scopes": []')
+        elif key == "prior" and value:
+            lines.append('  "prior": {\n' + ",\n".join(
+                f"    {one(k)}: {one(v)}" for k, v in value.items()) + "\n  }")
+        else:
+            lines.append(f"  {one(key)}: " + json.dumps(value, indent=2, ensure_ascii=False)
+                         .replace("\n", "\n  "))
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def loads(text: str, *, path: str) -> tuple[Plan, str | None]:

@@ -358,7 +358,10 @@ def saved_plan_path(paths: Sequence[str]) -> str | None:
         return None
     try:
         with open(paths[0], encoding="utf-8") as handle:
-            data = json.load(handle)
+            head = handle.read(4096)
+            if head.lstrip().startswith('{\n  "format_version":'):
+                return paths[0]  # as cmdsync writes one: read whole once, by apply_saved
+            data = json.loads(head + handle.read()) if head.lstrip().startswith("{") else None
     except (OSError, ValueError):
         return None
     return paths[0] if isinstance(data, dict) and "format_version" in data else None

@@ -12,6 +12,7 @@ same live state shows no changes. :func:`to_yaml` writes it.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -120,6 +121,25 @@ def to_overwrite(overwrite: Overwrite, guild_id: str) -> dict[str, Any]:
             "permission": bool(overwrite["permission"])}
 
 
+_INSTANCE_KEYS = ("id", "application_id", "guild_id", "version")
+
+
+def _guild_command(command: Mapping[str, Any], guild: str,
+                   converted: dict[bytes, dict[str, Any]]) -> dict[str, Any]:
+    """:func:`to_command` of a guild command, worked out once per distinct body: hundreds
+    of guilds hold the same commands under other ids (``converted`` keeps them)."""
+    try:
+        key = marshal.dumps([(k, v) for k, v in command.items() if k not in _INSTANCE_KEYS])
+    except ValueError:  # not plain data
+        return to_command(command, scope=guild)
+    rest = converted.get(key)
+    if rest is None:
+        rest = converted[key] = {k: v for k, v in to_command(command, scope=guild).items()
+                                 if k != "id"}
+    ident = _command_field("id", command["id"], command, None) if "id" in command else None
+    return {"id": ident, **rest} if ident is not None else dict(rest)
+
+
 def to_manifest(live: LiveState, *, guilds: Iterable[str] = (),
                 default_integration_types: Sequence[int] | None = None
                 ) -> tuple[dict[str, Any], list[str]]:
@@ -135,9 +155,10 @@ def to_manifest(live: LiveState, *, guilds: Iterable[str] = (),
                                        default_integration_types=default_integration_types)
                             for c in live.scope("global").commands]
     guild_data: dict[str, Any] = {}
+    converted: dict[bytes, dict[str, Any]] = {}
     for guild in sorted(set(guilds), key=scope_order):
         scope = live.scope(guild)
-        entry: dict[str, Any] = {"commands": [to_command(c, scope=guild)
+        entry: dict[str, Any] = {"commands": [_guild_command(c, guild, converted)
                                               for c in scope.commands]}
         permissions = _permissions(live, guild, warnings)
         if permissions:
