@@ -231,7 +231,6 @@ def load_saved(text: str, *, path: str) -> SavedPlan:
     cmdsync plan.
     """
     import jsonschema_rs
-    from jsonschema import Draft202012Validator
 
     from cmdsync.validate.schema import load_schema
 
@@ -241,6 +240,8 @@ def load_saved(text: str, *, path: str) -> SavedPlan:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
     schema = load_schema(PLAN_SCHEMA)
     if not jsonschema_rs.Draft202012Validator(schema).is_valid(data):
+        from jsonschema import Draft202012Validator  # words the message
+
         problems = sorted(Draft202012Validator(schema).iter_errors(data),
                           key=lambda e: list(e.absolute_path))
         if problems:
