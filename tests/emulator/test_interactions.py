@@ -286,6 +286,28 @@ def test_an_edit_sent_before_the_answer_is_taken_waits_for_it(
     assert [m["content"] for m in shown["messages"]] == ["done"]
 
 
+def test_a_bot_may_follow_up_before_its_http_answer_once_it_called_back(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    """Answered through the callback route, the interaction takes follow-ups at once,
+    even while the bot has not sent its HTTP answer yet (no wait for it)."""
+    _, api, admin = served
+    base = str(api.base_url).rstrip("/")
+
+    def callback_then_follow_up(payload: dict[str, Any]) -> tuple[int, Any]:
+        assert callback(api, payload, {"type": 5}).status_code == 204
+        with httpx.Client(timeout=5) as client:  # waiting for the answer would time out
+            sent = client.post(f"{base}/webhooks/{APP}/{payload['token']}?wait=true",
+                               json={"content": "first"})
+        assert sent.status_code == 200, sent.text
+        return 202, None
+
+    ready[2].answer = callback_then_follow_up
+    result = invoke(admin).json()
+    assert result["failure"] is None and result["response"] == {"type": 5}
+    assert [m["content"] for m in result["messages"]] == ["", "first"]
+
+
 def test_a_callback_after_the_deadline_is_unknown(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:

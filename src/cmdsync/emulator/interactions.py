@@ -379,8 +379,15 @@ def _find_message(call: Call, db: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _await_answer(call: Call) -> None:
-    """Wait while the HTTP answer to this token's interaction is on its way (see above)."""
-    call.store.wait_for_answer(call.params["interaction_token"], call.limits.interaction_deadline)
+    """Wait while the HTTP answer to this token's interaction is on its way (see above),
+    unless the interaction is answered already (through the callback route: a bot
+    may then follow up before it sends its HTTP answer)."""
+    token = call.params["interaction_token"]
+    with call.store.transaction() as db:
+        record = call.store.interaction(db, token=token)
+        if record is not None and record["response"] is not None:
+            return
+    call.store.wait_for_answer(token, call.limits.interaction_deadline)
 
 
 def _acknowledged(call: Call, db: Any) -> dict[str, Any]:
