@@ -369,7 +369,8 @@ def plan(
         "--detailed-exitcode", help="Exit 0 with no changes, 2 with changes, 1 on error.")]
         = False,
     out: Annotated[str | None, typer.Option(
-        "--out", help="Save the plan to FILE for `cmdsync apply FILE`.", metavar="FILE",
+        "--out", help="Save the plan to FILE for `cmdsync apply FILE`, with the live state "
+        "it was made from (for `apply --no-refresh`).", metavar="FILE",
         show_default=False)] = None,
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,

@@ -20,9 +20,11 @@ from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.errors import UnsafePlanError, UsageError
+from cmdsync.render.apply import summary, to_text
 from cmdsync.runners.apply import ApplyOptions, apply_paths
 from cmdsync.runners.files import save_plan as save
 from cmdsync.runners.plan import plan_paths
+from cmdsync.state import LiveState
 from tests.support.apply import (
     API,
     APP,
@@ -197,6 +199,9 @@ def test_no_refresh_writes_the_plan_as_it_stands_and_reports_what_failed(
     assert result is not None and not result.ok
     assert [(method, status) for method, _, status in writes(emulator)][-1] == ("PATCH", 404)
     assert [c["name"] for c in commands(emulator, OTHER)] == ["beta"]
+    assert summary(result).endswith(  # a re-run would repeat the same plan
+        "Plan again (`cmdsync plan --out FILE`) and apply the new plan for what is left.")
+    assert to_text(result).startswith("Backed up the live state the saved plan was made from")
 
 
 def test_no_refresh_needs_a_plan_saved_with_its_prior_state(
@@ -209,8 +214,30 @@ def test_no_refresh_needs_a_plan_saved_with_its_prior_state(
     with pytest.raises(UsageError) as caught:
         apply_plan_file(emulator, saved, tmp_path, refresh=False)
     assert str(caught.value) == (
-        f"{saved} holds no prior state (it was saved by an older cmdsync): apply it without "
-        "--no-refresh, or plan again with `cmdsync plan --out FILE`")
+        f"{saved} holds no prior state (it was not saved by `cmdsync plan --out`, or by an "
+        "older cmdsync): apply it without --no-refresh, or plan again with `cmdsync plan "
+        "--out FILE`")
+    assert emulator.log.counts()["writes"] == 0
+
+
+def test_no_refresh_refuses_a_bulk_overwrite_and_a_prior_state_that_misses_commands(
+        emulator: Emulator, tmp_path: Path) -> None:
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    saved = _saved(emulator, tmp_path, path)
+    emulator.log.clear()
+    with pytest.raises(UsageError) as refused:
+        apply_plan_file(emulator, saved, tmp_path, refresh=False, strategy=Strategy.BULK)
+    assert "a bulk overwrite without reading live state again would delete commands " \
+        "created since the plan" in str(refused.value)
+    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
+    assert run.plan is not None
+    save(run.plan, saved, api_url=run.api_url, prior=LiveState(APP, {}))  # holds no command
+    with pytest.raises(UnsafePlanError) as unsafe:
+        apply_plan_file(emulator, saved, tmp_path, refresh=False)
+    assert str(unsafe.value).endswith(f"  - guild {OTHER}: 2 live command(s) missing from its "
+                                      "prior state")
     assert emulator.log.counts()["writes"] == 0
 
 

@@ -109,6 +109,8 @@ class ApplyResult:
     duration: float = 0.0
     creates: int = 0
     interrupted: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped it
+    saved_plan: bool = False  # applied a saved plan (a re-run repeats it: plan again)
+    refreshed: bool = True  # False: --no-refresh, backed up from the plan's prior state
 
     @property
     def ok(self) -> bool:

@@ -43,7 +43,9 @@ def to_text(result: ApplyResult) -> str:
         return NOTHING_TO_APPLY + "\n"
     out = []
     if result.backup:
-        out += [f"Backed up the live state of the changed scopes to {result.backup}",
+        what = "the live state of the changed scopes" if result.refreshed else \
+            "the live state the saved plan was made from"
+        out += [f"Backed up {what} to {result.backup}",
                 f"(restore it with `cmdsync apply {result.backup}`).", ""]
     for scope in result.scopes:
         out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
@@ -71,8 +73,10 @@ def summary(result: ApplyResult) -> str:
     unsure = (f"{unknown} unknown (no answer came: `cmdsync plan` shows whether "
               f"{'it was' if unknown == 1 else 'they were'} made); ") if unknown else ""
     how = f"interrupted by {result.interrupted}" if result.interrupted else "failed"
+    again = ("Plan again (`cmdsync plan --out FILE`) and apply the new plan for what is "
+             "left." if result.saved_plan else "Run apply again to apply what is left.")
     return (f"Apply {how}: {applied}; {missed} change{'s' if missed != 1 else ''} not "
-            f"applied; {unsure}{writes}. Run apply again to apply what is left.")
+            f"applied; {unsure}{writes}. {again}")
 
 
 def _missed(result: ApplyResult) -> int:

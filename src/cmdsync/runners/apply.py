@@ -44,7 +44,8 @@ from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry
-from cmdsync.plan import Plan
+from cmdsync.model import scope_label
+from cmdsync.plan import Action, Plan
 from cmdsync.runners import aio
 from cmdsync.runners.plan import plan_live, plan_session, prepare
 from cmdsync.runners.session import (
@@ -178,9 +179,20 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     saved = load_saved_plan(path)
     plan, planned_at = saved.plan, saved.api_url
     if not refresh and saved.prior is None:
-        raise UsageError(f"{path} holds no prior state (it was saved by an older cmdsync): "
-                         "apply it without --no-refresh, or plan again with `cmdsync plan "
-                         "--out FILE`")
+        raise UsageError(f"{path} holds no prior state (it was not saved by `cmdsync plan "
+                         "--out`, or by an older cmdsync): apply it without --no-refresh, or "
+                         "plan again with `cmdsync plan --out FILE`")
+    if not refresh and options.strategy is Strategy.BULK:
+        raise UsageError("--no-refresh writes command by command: a bulk overwrite without "
+                         "reading live state again would delete commands created since the "
+                         "plan; drop --strategy bulk")
+    if not refresh and saved.prior is not None:
+        missing = _prior_gaps(plan, saved.prior)
+        if missing:
+            raise UnsafePlanError(missing, heading=(
+                f"the saved plan {path} does not hold the live state of every command it "
+                "changes, so it cannot be backed up without reading; nothing was changed. "
+                "Plan again (`cmdsync plan --out FILE`):"))
     if not options.prune:
         raise UsageError("--no-prune does not apply to a saved plan: plan again with "
                          "`cmdsync plan --no-prune --out FILE`")
@@ -214,9 +226,27 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                         "computed; nothing was changed. Plan again (`cmdsync plan --out "
                         "FILE`):"))
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
-                                cwd=cwd, clock=clock, entries={}, confirm=False, signals=True)
+                                cwd=cwd, clock=clock, entries={}, confirm=False, signals=True,
+                                saved=True, refreshed=refresh)
 
     return aio.run(run())
+
+
+def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
+    """Scopes a saved plan changes whose prior state lacks a live command the plan saw."""
+    gaps = []
+    for scope in plan.scopes:
+        changes = any(c.action is not Action.NO_OP for c in scope.commands) or any(
+            p.action is not Action.NO_OP for p in scope.permissions)
+        if not changes:
+            continue
+        held = {str(c.get("id")) for c in prior.scope(scope.scope).commands}
+        lacking = [ref for ref in scope.live if ref.id not in held]
+        if scope.scope not in prior.scopes or lacking:
+            gaps.append(f"{scope_label(scope.scope)}: "
+                        + (f"{len(lacking)} live command(s) missing from its prior state"
+                           if scope.scope in prior.scopes else "no prior state"))
+    return gaps
 
 
 def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str]) -> None:
@@ -246,7 +276,8 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str])
 async def _apply(session: Session, plan: Plan, live: LiveState, *,
                  read: Callable[[], Awaitable[LiveState]], hooks: Hooks, options: ApplyOptions,
                  cwd: str, clock: Clock, entries: Mapping[tuple[str, int, str], CommandEntry],
-                 confirm: bool, signals: bool) -> ApplyRun:
+                 confirm: bool, signals: bool, saved: bool = False,
+                 refreshed: bool = True) -> ApplyRun:
     client, app = session.client, plan.application_id
     if not plan.has_changes:
         return ApplyRun(plan=plan, result=ApplyResult(
@@ -278,7 +309,8 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
         scopes = await execute(context, scheduled, on_error=options.on_error)
     return ApplyRun(plan=plan, result=ApplyResult(
         app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),
-        backup, time.monotonic() - started, context.creates, context.interrupt.signal))
+        backup, time.monotonic() - started, context.creates, context.interrupt.signal,
+        saved, refreshed))
 
 
 @contextmanager
