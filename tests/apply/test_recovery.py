@@ -375,3 +375,24 @@ def test_a_backup_never_clears_overwrites_it_did_not_read(
     restored = apply(emulator, [str(tmp_path / result.backup)], tmp_path).result
     assert restored is not None and restored.ok
     assert overwrites(emulator, OTHER) == {alpha: kept}
+
+
+def test_a_guild_backup_whose_overwrites_name_a_global_command_restores(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """Only the guild changes, but its overwrites name a global command: the backup
+    carries the global commands (not pruned), so that it validates and restores."""
+    text = MANIFEST.replace("          mod: [", "          ping: [{type: user, id: \"333333333333333333\", "
+                            "permission: true}]\n          mod: [")
+    path = write(tmp_path / "bot.yaml", text)
+    apply(emulator, [path], tmp_path)
+    before = state(emulator)
+    write(tmp_path / "bot.yaml", text.replace("description: Moderation", "description: Mods"))
+    result = apply(emulator, [path], tmp_path).result
+    assert result is not None and result.ok and result.backup is not None
+    backup = str(tmp_path / result.backup)
+    data = json.loads(Path(backup).read_text(encoding="utf-8"))
+    assert data["prune"] is False and data["guilds"][GUILD]["prune"] is True
+    restored = apply(emulator, [backup], tmp_path).result
+    assert restored is not None and restored.ok
+    assert state(emulator) == before
+    assert not plan(emulator, [backup], tmp_path).has_changes

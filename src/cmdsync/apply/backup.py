@@ -6,7 +6,8 @@ writes, ids kept, in JSON: written in a tenth of a second for thousands of
 commands, read back exactly, and never interpolated) holding only the scopes
 the apply changes; for a guild whose
 commands change, its commands and (when readable) its overwrites; for a
-guild whose overwrites alone change, only those. ``cmdsync apply <backup>``
+guild whose overwrites alone change, only those (and then the global
+commands, not pruned, which those overwrites may name). ``cmdsync apply <backup>``
 restores them: renamed commands get their names back under the same ids,
 deleted ones are created again (with new ids), created ones are deleted,
 overwrites are put back. The file holds no credential.
@@ -22,10 +23,12 @@ from typing import Any
 
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import write_file
+from cmdsync.model import CommandType
 from cmdsync.state import LiveState
 from cmdsync.state.as_manifest import to_manifest
 
 BACKUP_DIR = os.path.join(".cmdsync", "backups")
+_TYPES = frozenset(int(kind) for kind in CommandType)
 
 
 def backup_manifest(live: LiveState, *, commands: Collection[str],
@@ -41,14 +44,33 @@ def backup_manifest(live: LiveState, *, commands: Collection[str],
     guilds = sorted({s for s in [*commands, *permissions] if s != "global"},
                     key=lambda g: int(g) if g.isdigit() else 0)
     manifest, _ = to_manifest(live, guilds=guilds)
-    if "global" not in commands:
-        del manifest["commands"]
     for guild, entry in manifest.get("guilds", {}).items():
         if guild not in commands:
             del entry["commands"]
         if guild in readable or guild in permissions:
             entry.setdefault("permissions", {})
+    if "global" not in commands:
+        if manifest["commands"] and any(_names_global(live, guild, entry.get("permissions"))
+                                        for guild, entry in manifest.get("guilds", {}).items()):
+            # Overwrites may name global commands, which must be declared for the
+            # backup to validate: keep them, not pruned (a restore deletes none).
+            for entry in manifest["guilds"].values():
+                if "commands" in entry:
+                    entry["prune"] = True
+            return {"application_id": manifest["application_id"], "prune": False,
+                    **{k: v for k, v in manifest.items() if k != "application_id"}}
+        del manifest["commands"]
     return manifest
+
+
+def _names_global(live: LiveState, guild: str, keys: Iterable[str] | None) -> bool:
+    """Whether a permissions key of ``guild`` names no command of the guild itself (so
+    a global one; ``"*"`` is the application-wide entry)."""
+    names = {str(c.get("name")) for c in live.scope(guild).commands}
+    typed = {f"{CommandType(int(c.get('type', 1))).name.lower()}:{c.get('name')}"
+             for c in live.scope(guild).commands if c.get("type", 1) in _TYPES}
+    return any(key != "*" and key not in typed and (":" in key or key not in names)
+               for key in keys or ())
 
 
 def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now: float
