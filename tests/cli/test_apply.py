@@ -42,7 +42,7 @@ APPLIED = (
     "\n"
     "Backed up the live state of the changed scopes to "
     ".cmdsync/backups/<TIME>-111111111111111111.json\n"
-    "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
+    "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
     "\n"
     "global: applied (per command)\n"
     '  + chat_input "ping" (id <ID>): created\n'
@@ -182,7 +182,7 @@ def test_a_failure_mid_apply_is_reported_exactly_and_exits_1(
         "\n"
         "Backed up the live state of the changed scopes to "
         ".cmdsync/backups/<TIME>-111111111111111111.json\n"
-        "(restore it with `cmdsync apply .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
+        "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
         "\n"
         "global: applied (per command)\n"
         '  + chat_input "ping" (id <ID>): created\n'

@@ -45,8 +45,9 @@ def to_text(result: ApplyResult) -> str:
     if result.backup:
         what = "the live state of the changed scopes" if result.refreshed else \
             "the live state the saved plan was made from"
+        local = " --local" if result.api_url.startswith("local:") else ""
         out += [f"Backed up {what} to {result.backup}",
-                f"(restore it with `cmdsync apply {result.backup}`).", ""]
+                f"(restore it with `cmdsync apply{local} {result.backup}`).", ""]
     for scope in result.scopes:
         out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
         if scope.error:
