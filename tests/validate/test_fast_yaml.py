@@ -118,6 +118,11 @@ DIVERGENT = [
     "a: 1\n...\n", "a: =", "=: a", "a:\n\t- 1", 'a: "x\ty"', "a: 1\na: 2", '1: a\n"1": b',
     "a: \"\\/\"", "a: \"x\\Ny\"", "a: b\x85c: d", "a: b\u2028c", "a: .inf", "a: -.inf",
     "a: .nan", "a: 99999999999999999999999", "a: 1.", "a: .5", "a: -1.5", "[1, 2]", "",
+    "{a: [1]}: x\n", "{a: {b: 1}}: x\n",  # a collection as a key (found by review)
+    "{ab\nc: d}\n", '{"a\n b": 1}', "{a: b, c\n: d}\n", "- {a: b, c\n  : d}\n",  # keys
+    "a: b\x0c", "a: \x7f", "a: \x0b", "a: \x1b", "a: \ufffe", "a: \uffff",  # unprintable
+    "\ufeffa: 1", "a:\n\ufeff  b: 1", 'application_id: "1"\n\ufeffcommands: []\n',  # BOM
+    "a: [1,\n  2]\n", "a: {b: 1,\n  c: 2}\n",  # flow collections over lines: valid
     "# only a comment", "a: [" + "[" * 70 + "]" * 71, "a: ${NAME}", "${NAME}: 1",
     "a: ${MISSING}", "a: ${MISSING:-x}", "a: &a [*a]", "a: 'it''s'", "a: |\n  x\n  y\n",
     "a: >\n  x\n  y\n", "a: b # c", "a: [b, c, {d: e}]", "a: -", "a: 0", "a: -1", "a: 10",
@@ -211,6 +216,10 @@ ITEM_CASES = [
     "a: x\n  b:\n    c\nd: 1\n",  # inside a plain scalar
     "a:\n  b:\n    c: 1\n  b:\n    c: 1\n",  # a duplicate key around two pieces
     "a:\n  1:\n    c: 1\n  \"1\":\n    c: 1\n",  # two keys the same once converted
+    # block nodes inside flow collections, which libyaml refuses (found by review)
+    "a: {\n  b:\n    c: 1\n}\nd: 1\ne: 2\nf: 3\ng: 4\nh: 5\ni: 6\nj: 7\n",
+    "a: [\n  b:\n    c: 1\n]\n", "{\nb:\n  c: 1\n}\n", "a: {\n  b:\n    - 1\n}\n",
+    'x: "]"\na: [\n  b:\n    c: 1\n]\n', 'x: "["\ny: a]\nz:\n  - k: 1\n  - k: 1\n',
     "id:\n  x: 1\nguild_id:\n  - 5\n",  # snowflake keys over containers
 ]
 
@@ -245,3 +254,13 @@ def test_random_lines_read_the_same_both_ways(lines: list[tuple[int, str, str]])
     """Line soup of sequence entries, keys and scalars at random indentation: where
     item extents and scalars that span lines meet in odd ways."""
     _assert_agree("".join(f"{' ' * indent}{start}{rest}\n" for indent, start, rest in lines))
+
+
+def test_a_run_that_declines_leaves_nothing_for_the_next_file(reading: str) -> None:
+    """Files read with one SharedBodies: a read that gives up (a missing variable) must
+    not leave a half-converted command behind for the next file to take."""
+    text = "a:\n  - k: ${MISSING}\n  - k: ${MISSING}\nb: 1\nc: 2\nd: 3\ne: 4\n"
+    shared = SharedBodies()
+    for _ in range(2):
+        fast = Document(file="m.yaml", kind="yaml", text=text)
+        assert not _parse_fast(fast, {}, shared)

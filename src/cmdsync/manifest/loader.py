@@ -96,7 +96,11 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 # tests/validate/test_fast_yaml.py, which compares both ways on random text).
 _DIVERGENT_TEXT = ("\t", "\x85", "\u2028", "\u2029",  # tabs, 1.1's extra line breaks
                    "<<",  # merge keys (yaml-rs keeps "<<" as a key)
-                   "\n%", "\n...", "\n---")  # directives, document markers
+                   "\n%", "\n...", "\n---",  # directives, document markers
+                   "\ufeff")  # a byte order mark, which libyaml skips and yaml-rs keeps
+# What PyYAML refuses as "unacceptable" (its Reader's printable set), and yaml-rs reads.
+_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
+                            "\U00010000-\U0010FFFF]")
 _DIVERGENT = tuple(re.compile(pattern, re.MULTILINE) for pattern in (
     r"!(?<![^\s\[{,]!)",  # a tag (yaml-rs ignores tags)
     # Indicators where a node starts that libyaml refuses and yaml-rs reads as text:
@@ -357,9 +361,8 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
                 return False  # the lines of the whole text, each once
             if any(pattern.search(reduced.lines()) for pattern in _BLOCK_HEADERS):
                 break  # a block scalar: read the text whole
-            try:  # equal commands inside pieces kept once as well
-                data = reduced.read(_FastWalk(interpolating, shared.read if shared else {}),
-                                    shared)
+            try:
+                data = reduced.read(interpolating, shared)
             except _Abort:
                 return False
             if data is not None:
@@ -373,8 +376,8 @@ def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | No
     try:
         data = yaml_rs.loads(text, parse_datetime=False, alias_limits=yaml_rs.AliasLimits(
             max_total_replayed_events=_FAST_ALIAS_EVENTS))
-    except (ValueError, RecursionError, OverflowError):  # YAMLDecodeError is a ValueError
-        return False
+    except (ValueError, RecursionError, OverflowError, TypeError):  # YAMLDecodeError is a
+        return False  # ValueError; TypeError: a key that is a collection ({[1]: x})
     if not isinstance(data, (dict, list)):
         return False  # empty, or a lone scalar: the careful way says what is wrong
     try:
@@ -402,7 +405,22 @@ def _divergent(lines: str) -> bool:
     """Whether ``lines`` (the distinct lines of a text, joined by line breaks, its
     first line first) hold a spelling of :data:`_DIVERGENT_TEXT` or :data:`_DIVERGENT`."""
     return any(marker in lines for marker in _DIVERGENT_TEXT) \
-        or any(pattern.search(lines) for pattern in _DIVERGENT)
+        or any(pattern.search(lines) for pattern in _DIVERGENT) \
+        or _NON_PRINTABLE.search(lines) is not None or _flow_spans_lines(lines)
+
+
+def _flow_spans_lines(lines: str) -> bool:
+    """Whether a flow collection (``[...]``, ``{...}``) goes on past the end of a line
+    (or a bracket in a scalar looks so): a key may then span lines, which
+    libyaml refuses and yaml-rs reads."""
+    if "[" not in lines and "{" not in lines:
+        return False
+    for line in lines.split("\n"):
+        opens = line.count("[") + line.count("{")
+        if opens and (opens > line.count("]") + line.count("}") or max(
+                line.rfind("["), line.rfind("{")) > max(line.rfind("]"), line.rfind("}"))):
+            return True
+    return False
 
 
 class _RepeatedPieces:
@@ -419,8 +437,9 @@ class _RepeatedPieces:
     yaml-rs, and each token is replaced by its piece's value, converted once
     and shared by every occurrence (as :class:`SharedBodies` shares them). A
     piece parses alone as it does in place: its indentation fixes its extent,
-    in a text without anchors, tags, block scalars or directives (the caller
-    checks). The reading is checked: every token must come back whole, an
+    in a text without anchors, tags, block scalars, directives or flow
+    collections over several lines (the caller checks all its lines: no
+    piece can then start inside a flow collection). The reading is checked: every token must come back whole, an
     entry token as a sequence entry and a value token as a mapping value,
     never inside a scalar (a ``- `` line within a multi-line quoted or plain
     scalar), and every piece must be a mapping or a sequence; else
@@ -499,9 +518,10 @@ class _Reduced:
                                           *(piece.split("\n") for _, piece in self.pieces))
         return self._lines
 
-    def read(self, walk: _FastWalk, shared: SharedBodies | None) -> Any:
-        """The data, converted as :meth:`_FastWalk.in_place` converts it; None when
-        the text does not read this way (then it is read whole)."""
+    def read(self, env: Mapping[str, str] | None, shared: SharedBodies | None) -> Any:
+        """The data, converted as :meth:`_FastWalk.in_place` converts it (``env``: the
+        ``${VAR}`` values, None when the text has none); None when the text does not
+        read this way (then it is read whole)."""
         try:
             data: Any = yaml_rs.loads(self.text, parse_datetime=False)
             values: list[Any] = []
@@ -518,20 +538,25 @@ class _Reduced:
             return None
         if not isinstance(data, (dict, list)):
             return None
-        walk.in_place(data, 0)  # tokens are plain strings: kept as they are
+        # Tokens are plain strings, kept as they are; the reduced text's own commands are
+        # not memoized (they hold tokens), the pieces' are (equal commands kept once).
+        _FastWalk(env).in_place(data, 0)
+        walk = _FastWalk(env, shared.read if shared else {})
         depths: dict[int, int] = {}  # piece number -> the depth of its occurrences
         if self._count(data, depths, 0) != self.count:
             return None
         for number, depth in depths.items():  # each distinct piece converted once
             value = values[number]
+            key = None
             if shared is not None:  # keyed as _FastWalk.in_place keys it: by the parent
                 key = (depth - 1, marshal.dumps(value))
                 known = shared.read.get(key)
                 if known is not None:
                     values[number] = known
                     continue
-                shared.read[key] = value
             walk.in_place(value, depth, commands=type(value) is list)  # sharing is unseen
+            if shared is not None and key is not None:
+                shared.read[key] = value  # once converted: an abort leaves nothing behind
         self._substitute(data, values)
         return data
 
