@@ -144,12 +144,15 @@ def test_a_stale_saved_plan_is_refused_naming_what_changed(
     assert emulator.log.counts()["writes"] == 0
 
 
-def _saved(emulator: Emulator, tmp_path: Path, path: str) -> str:
-    """``path`` planned and saved as ``cmdsync plan --out`` saves it (with its prior state)."""
+def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = True,
+           prior: LiveState | None = None, api_url: str | None = None) -> str:
+    """``path`` planned and saved as ``cmdsync plan --out`` saves it: with the prior state
+    it read (or ``prior``), unless not ``keep_prior``; where it was read, or ``api_url``."""
     run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
     assert run.plan is not None
     saved = str(tmp_path / "plan.json")
-    save(run.plan, saved, api_url=run.api_url, prior=run.live)
+    save(run.plan, saved, api_url=api_url or run.api_url,
+         prior=(prior or run.live) if keep_prior else None)
     return saved
 
 
@@ -207,10 +210,7 @@ def test_no_refresh_writes_the_plan_as_it_stands_and_reports_what_failed(
 def test_no_refresh_needs_a_plan_saved_with_its_prior_state(
         emulator: Emulator, tmp_path: Path) -> None:
     path = write(tmp_path / "bot.yaml", MANIFEST)
-    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
-    assert run.plan is not None
-    saved = str(tmp_path / "plan.json")
-    save(run.plan, saved, api_url=run.api_url)  # as an older cmdsync saved it
+    saved = _saved(emulator, tmp_path, path, keep_prior=False)  # as an older cmdsync saved it
     with pytest.raises(UsageError) as caught:
         apply_plan_file(emulator, saved, tmp_path, refresh=False)
     assert str(caught.value) == (
@@ -231,9 +231,7 @@ def test_no_refresh_refuses_a_bulk_overwrite_and_a_prior_state_that_misses_comma
         apply_plan_file(emulator, saved, tmp_path, refresh=False, strategy=Strategy.BULK)
     assert "a bulk overwrite without reading live state again would delete commands " \
         "created since the plan" in str(refused.value)
-    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
-    assert run.plan is not None
-    save(run.plan, saved, api_url=run.api_url, prior=LiveState(APP, {}))  # holds no command
+    saved = _saved(emulator, tmp_path, path, prior=LiveState(APP, {}))  # holds no command
     with pytest.raises(UnsafePlanError) as unsafe:
         apply_plan_file(emulator, saved, tmp_path, refresh=False)
     assert str(unsafe.value).endswith(f"  - guild {OTHER}: 2 live command(s) missing from its "
@@ -244,10 +242,7 @@ def test_no_refresh_refuses_a_bulk_overwrite_and_a_prior_state_that_misses_comma
 def test_saved_plan_flags_that_contradict_it_are_usage_errors(
         emulator: Emulator, tmp_path: Path) -> None:
     path = write(tmp_path / "bot.yaml", MANIFEST)
-    run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
-    assert run.plan is not None
-    saved = str(tmp_path / "plan.json")
-    save(run.plan, saved, api_url="https://discord.com/api/v10")
+    saved = _saved(emulator, tmp_path, path, api_url="https://discord.com/api/v10")
     with pytest.raises(UsageError) as caught:
         apply_plan_file(emulator, saved, tmp_path)
     assert str(caught.value) == (f"{saved} was planned against https://discord.com/api/v10, "

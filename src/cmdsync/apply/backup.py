@@ -23,12 +23,12 @@ from typing import Any
 
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import write_file
-from cmdsync.model import CommandType
+from cmdsync.model import GLOBAL
 from cmdsync.state import LiveState
 from cmdsync.state.as_manifest import to_manifest
+from cmdsync.state.targets import Target, resolve
 
 BACKUP_DIR = os.path.join(".cmdsync", "backups")
-_TYPES = frozenset(int(kind) for kind in CommandType)
 
 
 def backup_manifest(live: LiveState, *, commands: Collection[str],
@@ -64,13 +64,13 @@ def backup_manifest(live: LiveState, *, commands: Collection[str],
 
 
 def _names_global(live: LiveState, guild: str, keys: Iterable[str] | None) -> bool:
-    """Whether a permissions key of ``guild`` names no command of the guild itself (so
-    a global one; ``"*"`` is the application-wide entry)."""
-    names = {str(c.get("name")) for c in live.scope(guild).commands}
-    typed = {f"{CommandType(int(c.get('type', 1))).name.lower()}:{c.get('name')}"
-             for c in live.scope(guild).commands if c.get("type", 1) in _TYPES}
-    return any(key != "*" and key not in typed and (":" in key or key not in names)
-               for key in keys or ())
+    """Whether a permissions key of ``guild`` names a global command (as the plan
+    resolves keys: :func:`cmdsync.state.targets.resolve`)."""
+    targets = [Target(scope, kind if isinstance(kind := c.get("type", 1), int) else 1,
+                      str(c.get("name")), str(c.get("id")))
+               for scope in (guild, GLOBAL) for c in live.scope(scope).commands]
+    return any(found is not None and found.scope == GLOBAL
+               for found in (resolve(key, targets, live.application_id) for key in keys or ()))
 
 
 def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now: float

@@ -118,6 +118,13 @@ class ScopePlan:
     def count(self, action: Action) -> int:
         return sum(1 for c in self.commands if c.action is action)
 
+    @property
+    def has_changes(self) -> bool:
+        """Whether apply writes anything here: a command created, updated or deleted, or
+        a permission set changed (the plan lists only changed sets)."""
+        return any(c.action is not Action.NO_OP for c in self.commands) or bool(
+            self.permissions)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -139,5 +146,4 @@ class Plan:
 
     @property
     def has_changes(self) -> bool:
-        return any(self.count(a) for a in (Action.CREATE, Action.UPDATE, Action.DELETE)) \
-            or self.permission_changes > 0
+        return any(scope.has_changes for scope in self.scopes)

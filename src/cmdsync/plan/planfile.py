@@ -79,7 +79,7 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
 
 
 def _prior(plan: Plan, live: LiveState) -> dict[str, Any]:
-    changed = [scope.scope for scope in plan.scopes if _changes(scope)]
+    changed = [scope.scope for scope in plan.scopes if scope.has_changes]
     if any(s != "global" for s in changed) and "global" in live.scopes:
         changed.append("global")  # guild overwrites may name global commands
     prior: dict[str, Any] = {}
@@ -91,11 +91,6 @@ def _prior(plan: Plan, live: LiveState) -> dict[str, Any]:
                             for target, overwrites in scope.permissions.items()]
             if scope.permissions_read else None}
     return prior
-
-
-def _changes(scope: ScopePlan) -> bool:
-    return any(c.action is not Action.NO_OP for c in scope.commands) or any(
-        p.action is not Action.NO_OP for p in scope.permissions)
 
 
 def prior_state(application_id: str, prior: Mapping[str, Any]) -> LiveState:

@@ -45,7 +45,7 @@ from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry
 from cmdsync.model import scope_label
-from cmdsync.plan import Action, Plan
+from cmdsync.plan import Plan
 from cmdsync.runners import aio
 from cmdsync.runners.plan import plan_live, plan_session, prepare
 from cmdsync.runners.session import (
@@ -236,9 +236,7 @@ def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
     """Scopes a saved plan changes whose prior state lacks a live command the plan saw."""
     gaps = []
     for scope in plan.scopes:
-        changes = any(c.action is not Action.NO_OP for c in scope.commands) or any(
-            p.action is not Action.NO_OP for p in scope.permissions)
-        if not changes:
+        if not scope.has_changes:
             continue
         held = {str(c.get("id")) for c in prior.scope(scope.scope).commands}
         lacking = [ref for ref in scope.live if ref.id not in held]
