@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cmdsync import validate
 from cmdsync.apply.ledger import load as load_ledger
 from cmdsync.apply.strategy import Strategy
 from cmdsync.client import endpoints
@@ -20,11 +21,14 @@ from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.errors import UnsafePlanError, UsageError
+from cmdsync.plan import Action, CommandChange, LiveCommand, Plan, ScopePlan
+from cmdsync.plan.planfile import plan_digest
 from cmdsync.render.apply import summary, to_text
-from cmdsync.runners.apply import ApplyOptions, apply_paths
+from cmdsync.runners.apply import ApplyOptions, _prior_gaps, apply_paths
 from cmdsync.runners.files import save_plan as save
 from cmdsync.runners.plan import plan_paths
-from cmdsync.state import LiveState
+from cmdsync.runners.session import saved_plan_key
+from cmdsync.state import LiveState, live_scope
 from tests.support.apply import (
     API,
     APP,
@@ -145,21 +149,93 @@ def test_a_stale_saved_plan_is_refused_naming_what_changed(
 
 
 def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = True,
-           prior: LiveState | None = None, api_url: str | None = None) -> str:
+           prior: LiveState | None = None, api_url: str | None = None,
+           signed: bool = False) -> str:
     """``path`` planned and saved as ``cmdsync plan --out`` saves it: with the prior state
-    it read (or ``prior``), unless not ``keep_prior``; where it was read, or ``api_url``."""
+    it read (or ``prior``), unless not ``keep_prior``; where it was read, or ``api_url``;
+    with ``signed``, its plan_hmac keyed with the bot token."""
     run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
     assert run.plan is not None
     saved = str(tmp_path / "plan.json")
     save(run.plan, saved, api_url=api_url or run.api_url,
-         prior=(prior or run.live) if keep_prior else None)
+         prior=(prior or run.live) if keep_prior else None,
+         key=saved_plan_key(connection(emulator), ENV) if signed else None)
     return saved
+
+
+def _no_reading_manifests(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Records each time apply reads a saved plan's manifests again."""
+    read: list[list[str]] = []
+    real = validate.validate_paths
+
+    def validate_paths(paths: list[str], **kwargs: object) -> object:
+        read.append(paths)
+        return real(paths, **kwargs)
+
+    monkeypatch.setattr(validate, "validate_paths", validate_paths)
+    return read
+
+
+def test_a_plan_signed_with_the_token_beside_its_unchanged_manifests_is_not_read_again(
+        emulator: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """plan_hmac (keyed with the bot token) and manifest_sha256: the bodies are the
+    plan's own, from these very texts. Without either, apply reads the manifests."""
+    read = _no_reading_manifests(monkeypatch)
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    saved = _saved(emulator, tmp_path, path, signed=True)
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and result.ok and read == []
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A3}"))
+    saved = _saved(emulator, tmp_path, path)  # not signed
+    assert apply_plan_file(emulator, saved, tmp_path, refresh=False).result is not None
+    assert len(read) == 1
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A4}"))
+    saved = _saved(emulator, tmp_path, path, signed=True)
+    write(tmp_path / "bot.yaml", TWO_GUILDS)  # another text since the plan
+    with pytest.raises(UnsafePlanError, match="'alpha': the plan sends another body"):
+        apply_plan_file(emulator, saved, tmp_path, refresh=False)
+    assert len(read) == 2
+
+
+def test_a_signed_plan_edited_and_digested_again_is_held_against_its_manifests(
+        emulator: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    read = _no_reading_manifests(monkeypatch)
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    saved = Path(_saved(emulator, tmp_path, path, signed=True))
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    changed = next(c for scope in document["scopes"] for c in scope["commands"]
+                   if c["action"] == "update")
+    changed["body"]["description"] = "Something else"
+    document["plan_digest"] = plan_digest(document)  # plan_hmac kept: it no longer matches
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    emulator.log.clear()
+    with pytest.raises(UnsafePlanError, match="'alpha': the plan sends another body than "
+                       "the manifests give"):
+        apply_plan_file(emulator, str(saved), tmp_path, refresh=False)
+    assert len(read) == 1 and emulator.log.counts()["writes"] == 0
+
+
+def test_a_signed_plan_whose_manifests_interpolate_has_them_read_again(
+        emulator: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """${VAR} makes the bodies depend on the environment, not on the text alone."""
+    read = _no_reading_manifests(monkeypatch)
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}",
+                                                           "description: '${WHAT:-A2}'}"))
+    saved = _saved(emulator, tmp_path, path, signed=True)
+    assert json.loads(Path(saved).read_text(encoding="utf-8"))["manifest_sha256"] == [None]
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and result.ok and len(read) == 1
 
 
 def test_a_saved_plan_applies_without_reading_again_with_no_refresh(
         emulator: Emulator, tmp_path: Path) -> None:
     """--no-refresh (Terraform's -refresh=false): only the writes, command by command,
-    and the backup holds the live state the plan was made from."""
+    and the backup holds the live state the plan was made from: of the commands it
+    updates, not pruned, so a restore puts them back and leaves the others."""
     path = write(tmp_path / "bot.yaml", TWO_GUILDS)
     apply(emulator, [path], tmp_path)
     before = {scope: commands(emulator, scope) for scope in ("global", GUILD, OTHER)}
@@ -168,10 +244,16 @@ def test_a_saved_plan_applies_without_reading_again_with_no_refresh(
     saved = _saved(emulator, tmp_path, path)
     prior = json.loads(Path(saved).read_text(encoding="utf-8"))["prior"]
     assert set(prior) == {"global", OTHER}  # the scopes that change
-    assert prior[OTHER]["commands"] == before[OTHER] and prior[OTHER]["permissions"] is None
+    for scope, name in (("global", "ping"), (OTHER, "alpha")):  # as Discord returned them
+        assert prior[scope] == {"commands": [c for c in before[scope] if c["name"] == name],
+                                "permissions": None, "partial": True}
     emulator.log.clear()
     result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
     assert result is not None and result.ok and result.backup is not None
+    backup = json.loads((tmp_path / result.backup).read_text(encoding="utf-8"))
+    assert backup["prune"] is False and backup["guilds"][OTHER]["prune"] is False
+    assert [c["name"] for c in backup["commands"]] == ["ping"]
+    assert [c["name"] for c in backup["guilds"][OTHER]["commands"]] == ["alpha"]
     assert emulator.log.counts()["reads"] == 0
     assert [(method, status) for method, _, status in writes(emulator)] == [
         ("PATCH", 200), ("PATCH", 200)]
@@ -234,9 +316,51 @@ def test_no_refresh_refuses_a_bulk_overwrite_and_a_prior_state_that_misses_comma
     saved = _saved(emulator, tmp_path, path, prior=LiveState(APP, {}))  # holds no command
     with pytest.raises(UnsafePlanError) as unsafe:
         apply_plan_file(emulator, saved, tmp_path, refresh=False)
-    assert str(unsafe.value).endswith(f"  - guild {OTHER}: 2 live command(s) missing from its "
-                                      "prior state")
+    assert str(unsafe.value).endswith(f"  - guild {OTHER}: 1 live command(s) missing from its "
+                                      "prior state")  # alpha, which the plan updates
     assert emulator.log.counts()["writes"] == 0
+
+
+def test_no_refresh_keeps_a_whole_scope_where_the_plan_creates_and_its_backup_undoes_it(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """Where the plan creates a command, the prior state and the backup hold all of the
+    scope's commands, pruned: restoring deletes the new command."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    before = commands(emulator, OTHER)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace(
+        "- {name: beta, description: B}", "- {name: beta, description: B2}\n"
+        "          - {name: gamma, description: G}"))
+    saved = _saved(emulator, tmp_path, path)
+    prior = json.loads(Path(saved).read_text(encoding="utf-8"))["prior"]
+    assert prior == {OTHER: {"commands": before, "permissions": None}}
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and result.ok and result.backup is not None
+    assert [c["name"] for c in commands(emulator, OTHER)] == ["alpha", "beta", "gamma"]
+    backup = json.loads((tmp_path / result.backup).read_text(encoding="utf-8"))
+    assert "prune" not in backup and "prune" not in backup["guilds"][OTHER]
+    restored = apply(emulator, [str(tmp_path / result.backup)], tmp_path).result
+    assert restored is not None and restored.ok
+    assert [(c["id"], c["name"], c.get("description")) for c in commands(emulator, OTHER)] \
+        == [(c["id"], c["name"], c.get("description")) for c in before]
+
+
+def test_a_partial_prior_state_cannot_back_up_creates_or_overwrites() -> None:
+    """A prior state holding only some commands (``partial``) covers updates and
+    deletes; for a scope where the plan also creates, or changes overwrites, it is a gap."""
+    ref = LiveCommand("1", 1, "alpha", "10")
+    update = CommandChange(Action.UPDATE, OTHER, 1, "alpha", "1", "10", (), {"name": "alpha"})
+    create = CommandChange(Action.CREATE, OTHER, 1, "gamma", None, None, (), {"name": "gamma"})
+    prior = LiveState(APP, {OTHER: live_scope(OTHER, [{"id": "1", "name": "alpha"}],
+                                              complete=False)})
+
+    def gaps(*changes: CommandChange) -> list[str]:
+        return _prior_gaps(Plan(APP, (ScopePlan(OTHER, changes, live=(ref,)),)), prior)
+
+    assert gaps(update) == []
+    assert gaps(update, create) == [
+        (f"guild {OTHER}: its prior state holds only some commands, but the plan creates "
+        "commands or changes overwrites there")]
 
 
 def test_saved_plan_flags_that_contradict_it_are_usage_errors(

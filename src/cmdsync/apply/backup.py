@@ -7,7 +7,9 @@ commands, read back exactly, and never interpolated) holding only the scopes
 the apply changes; for a guild whose
 commands change, its commands and (when readable) its overwrites; for a
 guild whose overwrites alone change, only those (and then the global
-commands, not pruned, which those overwrites may name). ``cmdsync apply <backup>``
+commands, not pruned, which those overwrites may name). Where live state
+holds only the commands apply updates or deletes (``apply --no-refresh``
+of a saved plan's prior state), the backup holds those, not pruned. ``cmdsync apply <backup>``
 restores them: renamed commands get their names back under the same ids,
 deleted ones are created again (with new ids), created ones are deleted,
 overwrites are put back. The file holds no credential.
@@ -49,18 +51,25 @@ def backup_manifest(live: LiveState, *, commands: Collection[str],
             del entry["commands"]
         if guild in readable or guild in permissions:
             entry.setdefault("permissions", {})
+    # Where live state holds only the commands apply changes (a saved plan's
+    # prior state), a restore must leave the others: not pruned.
+    pruned = "global" not in commands or live.scope("global").commands_complete
     if "global" not in commands:
         if manifest["commands"] and any(_names_global(live, guild, entry.get("permissions"))
                                         for guild, entry in manifest.get("guilds", {}).items()):
             # Overwrites may name global commands, which must be declared for the
             # backup to validate: keep them, not pruned (a restore deletes none).
-            for entry in manifest["guilds"].values():
-                if "commands" in entry:
-                    entry["prune"] = True
-            return {"application_id": manifest["application_id"], "prune": False,
-                    **{k: v for k, v in manifest.items() if k != "application_id"}}
-        del manifest["commands"]
-    return manifest
+            pruned = False
+        else:
+            del manifest["commands"]
+    for guild, entry in manifest.get("guilds", {}).items():
+        complete = live.scope(guild).commands_complete
+        if "commands" in entry and (not complete or not pruned):
+            entry["prune"] = complete
+    if pruned:
+        return manifest
+    return {"application_id": manifest["application_id"], "prune": False,
+            **{k: v for k, v in manifest.items() if k != "application_id"}}
 
 
 def _names_global(live: LiveState, guild: str, keys: Iterable[str] | None) -> bool:

@@ -36,7 +36,7 @@ import asyncio
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cmdsync.apply.form_errors import INVALID_FORM_BODY, form_error_diagnostics
 from cmdsync.apply.result import (
@@ -52,9 +52,11 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import STEP, DiscordClient, Exchange
 from cmdsync.errors import ApiError, CmdsyncError
 from cmdsync.manifest.diagnostics import Diagnostic
-from cmdsync.manifest.entries import CommandEntry
 from cmdsync.model import GLOBAL
 from cmdsync.plan import Action
+
+if TYPE_CHECKING:
+    from cmdsync.manifest.entries import CommandEntry
 
 UNKNOWN_COMMAND = 10063
 PARALLEL_SCOPES = 16  # guild scopes written at once; the client paces their requests

@@ -9,10 +9,13 @@ file, line and JSON pointer that caused it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cmdsync.errors import ApiError, flatten_form_errors
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
-from cmdsync.manifest.entries import CommandEntry
+
+if TYPE_CHECKING:
+    from cmdsync.manifest.entries import CommandEntry
 
 INVALID_FORM_BODY = 50035
 

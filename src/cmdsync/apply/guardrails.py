@@ -21,15 +21,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.apply.ledger import LEDGER_PATH, Ledger, seconds_to_midnight, utc_day
 from cmdsync.apply.strategy import ScopeSteps, StepKind
 from cmdsync.errors import UnsafePlanError
 from cmdsync.model import CommandType, scope_label
 from cmdsync.plan import DAILY_CREATE_LIMIT, Action, Plan
-from cmdsync.state import DesiredState, LiveState
+from cmdsync.state import LiveState
 from cmdsync.state.normalize import same
+
+if TYPE_CHECKING:
+    from cmdsync.state.desired import DesiredState
 
 LOW_BUDGET = 50  # plan warns when fewer creates than this would be left today
 

@@ -10,16 +10,29 @@ destination, then a rename), refuse a destination that is a symbolic link
 or not a regular file (a FIFO, a device, a directory) instead of replacing
 it or writing through it, overwrite an existing file only when asked, and
 redact secrets (:func:`cmdsync.client.redact.redact`) from what they write.
+
+Manifest files are read as UTF-8 (a byte order mark dropped), at most
+:data:`MAX_MANIFEST_BYTES`; :func:`text_digest` names such a text.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
 
 from cmdsync.client.redact import redact
 from cmdsync.errors import CmdsyncError, UsageError
+
+MAX_MANIFEST_BYTES = 10 * 1024 * 1024
+
+
+def text_digest(text: str) -> str:
+    """``"sha256:<hex>"`` of ``text`` encoded as UTF-8: a manifest file's text as the
+    loader decoded it (a byte order mark dropped)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

@@ -37,13 +37,13 @@ import yaml
 import yaml_rs
 
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
-from cmdsync.manifest.files import NotARegularFile, TooLarge, read_bounded
+from cmdsync.manifest.files import MAX_MANIFEST_BYTES, NotARegularFile, TooLarge, read_bounded
 from cmdsync.manifest.interpolate import interpolate
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
 
-MAX_BYTES = 10 * 1024 * 1024
+MAX_BYTES = MAX_MANIFEST_BYTES
 MAX_DEPTH = 64
 # A billion-laughs file has few distinct nodes and exponentially many
 # expansions; honest anchors (a shared option block) expand a few times over.

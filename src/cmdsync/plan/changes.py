@@ -136,6 +136,9 @@ class Plan:
     errors: tuple[str, ...] = ()
     manifest_digest: str = ""
     manifests: tuple[str, ...] = ()  # the files the plan was made from, as given
+    # "sha256:<hex>" of each of those files' text, None where its bodies depend on
+    # the environment (${VAR}) or it is not a file (see DesiredState.sources)
+    manifest_sha256: tuple[str | None, ...] = ()
 
     def count(self, action: Action) -> int:
         return sum(scope.count(action) for scope in self.scopes)

@@ -33,16 +33,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
 from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand, Plan, ScopePlan
 from cmdsync.plan.fields import field_changes
 from cmdsync.plan.permissions import permission_changes, rename_warnings
-from cmdsync.state import DesiredScope, DesiredState, LiveState
+from cmdsync.state import LiveState
 from cmdsync.state.application import AppInfo
 from cmdsync.state.normalize import canonical, fill_unknown, request_body
-from cmdsync.validate.check import application_errors
+
+if TYPE_CHECKING:
+    from cmdsync.state.desired import DesiredScope, DesiredState
 
 
 def diff(desired: DesiredState, live: LiveState, *, prune: bool = True,
@@ -78,6 +80,8 @@ class Differ:
         self.desired = desired
         self.prune = prune
         self.application = application
+        from cmdsync.validate.check import application_errors  # brings in the rules
+
         self._application_errors = application_errors(
             [c.entry for s in desired.scopes.values() for c in s.commands
              if c.entry is not None], application) if application is not None else []
@@ -143,7 +147,7 @@ class Differ:
         warnings.extend(rename_warnings(matched, desired, live))
         warnings.extend(hints)
         return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
-                    desired.digest, desired.files)
+                    desired.digest, desired.files, desired.sources)
 
 
 def _scope_commands(scope: DesiredScope, live: Iterable[Mapping[str, Any]], prune: bool,

@@ -13,13 +13,16 @@ deletes or renames (Discord drops them anyway).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.model import GLOBAL, CommandType
 from cmdsync.plan.changes import Action, CommandChange, PermissionChange
-from cmdsync.state import DesiredScope, DesiredState, LiveState, Overwrite
+from cmdsync.state import LiveState, Overwrite
 from cmdsync.state.normalize import same
 from cmdsync.state.targets import APPLICATION_WIDE, Target, resolve
+
+if TYPE_CHECKING:
+    from cmdsync.state.desired import DesiredScope, DesiredState
 
 
 def permission_changes(scope: DesiredScope, live: LiveState,

@@ -9,19 +9,28 @@ the live commands and overwrites of the scopes it changes, as Terraform's
 saved plans hold theirs, for ``apply --no-refresh``. ``plan_digest`` is the SHA-256 of the whole
 document but itself (:func:`plan_digest`): :func:`loads` refuses a plan
 whose content no longer matches it, so what apply sends is what the plan
-showed.
+showed. Anyone can compute that digest again after an edit, so a saved
+plan also carries ``plan_hmac``, the same content's HMAC keyed with the
+credential that read live state (:func:`plan_key`; the credential itself is
+never written): an apply holding that credential knows the plan is
+cmdsync's own. ``manifest_sha256`` holds the digest of each manifest file's
+text: with both, apply knows the files beside an authentic plan are the ones
+it was made from without reading them as manifests again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from cmdsync.errors import CmdsyncError
-from cmdsync.model import MAX_COMMANDS_PER_TYPE
+from cmdsync.model import GLOBAL, MAX_COMMANDS_PER_TYPE
 from cmdsync.plan.changes import (
     Action,
     CommandChange,
@@ -32,6 +41,7 @@ from cmdsync.plan.changes import (
     ScopePlan,
 )
 from cmdsync.state import LiveState, live_scope
+from cmdsync.validate import gcpause
 
 FORMAT_VERSION = 1
 PLAN_SCHEMA = "plan.schema.json"
@@ -41,12 +51,16 @@ _ACTIONS = {action.word: action for action in Action}
 @dataclass(frozen=True)
 class SavedPlan:
     """A saved plan as read: the plan, where live state was read (``api_url``, None
-    if not recorded) and the live state it was made from (``prior``; None in a
-    plan saved without it)."""
+    if not recorded), the live state it was made from (``prior``; None in a
+    plan saved without it), and whether its ``plan_hmac`` proves it
+    cmdsync's own (``authentic``, see :func:`load_saved`)."""
 
     plan: Plan
     api_url: str | None
     prior: LiveState | None
+    # its plan_hmac matches the key it was loaded with: cmdsync wrote it with that
+    # credential, so its bodies are what its manifests gave then
+    authentic: bool = False
 
 
 def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None
@@ -54,10 +68,12 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
     """The JSON document of ``plan``; ``api_url`` records where live state was read.
 
     With ``prior`` (the live state the plan was made from), the document
-    keeps, under ``prior``, the live commands of each scope the plan changes
-    and, where they were read, its overwrites, as Discord returned them (a
-    saved plan applied with ``--no-refresh`` backs them up and writes by
-    their ids without reading again).
+    keeps, under ``prior``, what undoing the plan needs of each scope it
+    changes, as Discord returned it: the live commands it updates or deletes
+    (all of the scope's where it creates or overwrites were read) and the
+    overwrites that were read (see :func:`_prior`). A saved plan applied
+    with ``--no-refresh`` backs them up and writes by their ids without
+    reading again.
     """
     document = {
         "format_version": FORMAT_VERSION,
@@ -65,6 +81,7 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
         "api_url": api_url,
         "manifest_digest": plan.manifest_digest,
         "manifests": list(plan.manifests),
+        "manifest_sha256": list(plan.manifest_sha256),
         "summary": {"create": plan.count(Action.CREATE), "update": plan.count(Action.UPDATE),
                     "delete": plan.count(Action.DELETE),
                     "permission_sets": plan.permission_changes,
@@ -79,24 +96,47 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
 
 
 def _prior(plan: Plan, live: LiveState) -> dict[str, Any]:
-    changed = [scope.scope for scope in plan.scopes if scope.has_changes]
-    if any(s != "global" for s in changed) and "global" in live.scopes:
-        changed.append("global")  # guild overwrites may name global commands
+    """Per scope the plan changes, what a backup needs to undo it, as Discord returned it.
+
+    That is the live commands the plan updates or deletes (``"partial":
+    true``, and a restore leaves the others), or all of them where it also
+    creates commands (a restore deletes those) or the guild's overwrites
+    were read (the backup names their commands); and those overwrites.
+    Global commands come whole too when guild overwrites are kept, which
+    may name them.
+    """
     prior: dict[str, Any] = {}
-    for name in dict.fromkeys(changed):
-        scope = live.scope(name)
-        prior[name] = {
-            "commands": [dict(c) for c in scope.commands],
+    for plan_scope in plan.scopes:
+        if not plan_scope.has_changes:
+            continue
+        scope = live.scope(plan_scope.scope)
+        commands: list[Mapping[str, Any]] = list(scope.commands)
+        partial = not scope.permissions_read and not plan_scope.permissions and all(
+            c.action is not Action.CREATE for c in plan_scope.commands)
+        if partial:
+            changed = {c.id for c in plan_scope.commands
+                       if c.action in (Action.UPDATE, Action.DELETE)}
+            commands = [c for c in commands if str(c.get("id")) in changed]
+        prior[plan_scope.scope] = {
+            "commands": [dict(c) for c in commands],
             "permissions": [{"id": target, "permissions": [dict(o) for o in overwrites]}
                             for target, overwrites in scope.permissions.items()]
-            if scope.permissions_read else None}
+            if scope.permissions_read else None,
+            **({"partial": True} if partial else {})}
+    overwrites_kept = any(live.scope(name).permissions_read for name in prior
+                          if name != GLOBAL)
+    if overwrites_kept and GLOBAL in live.scopes and prior.get(GLOBAL, {"partial": True}).get(
+            "partial"):
+        prior[GLOBAL] = {"commands": [dict(c) for c in live.scope(GLOBAL).commands],
+                         "permissions": None}
     return prior
 
 
 def prior_state(application_id: str, prior: Mapping[str, Any]) -> LiveState:
     """The :class:`~cmdsync.state.LiveState` a document's ``prior`` holds."""
     return LiveState(application_id, {
-        name: live_scope(name, scope["commands"], scope["permissions"])
+        name: live_scope(name, scope["commands"], scope["permissions"],
+                         complete=not scope.get("partial", False))
         for name, scope in prior.items()})
 
 
@@ -148,7 +188,8 @@ def from_document(data: Mapping[str, Any]) -> Plan:
         return Plan(str(data["application_id"]),
                     tuple(_scope_from(s) for s in data["scopes"]),
                     tuple(data["warnings"]), tuple(data["errors"]),
-                    str(data["manifest_digest"]), tuple(data.get("manifests") or ()))
+                    str(data["manifest_digest"]), tuple(data.get("manifests") or ()),
+                    tuple(data.get("manifest_sha256") or ()))
     except (KeyError, TypeError, ValueError) as exc:
         raise CmdsyncError(f"saved plan is malformed: {exc}") from exc
 
@@ -169,20 +210,53 @@ def _scope_from(data: Mapping[str, Any]) -> ScopePlan:
                      data["creates"], dict(data["totals"]), live)
 
 
-def plan_digest(document: Mapping[str, Any]) -> str:
-    """``"sha256:<hex>"`` of ``document`` without its ``plan_digest`` (keys sorted, compact)."""
-    content = {k: v for k, v in document.items() if k != "plan_digest"}
+def plan_digest(document: Mapping[str, Any], *, floats: bool = True) -> str:
+    """``"sha256:<hex>"`` of ``document`` without its ``plan_digest`` and ``plan_hmac``:
+    of its JSON with keys sorted, no spaces, non-ASCII characters as UTF-8
+    (``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)``).
+
+    ``floats=False`` says the document holds no float (nor NaN or
+    infinity), as :func:`load_saved` knows from parsing it: then orjson
+    writes the same bytes several times faster (floats are the one thing
+    the two write differently: ``1e-07`` and ``1e-7``). An integer past 64
+    bits or a lone surrogate, which orjson refuses, goes the ``json`` way.
+    """
+    return "sha256:" + hashlib.sha256(_canonical(document, floats=floats)).hexdigest()
+
+
+def plan_key(secret: str) -> bytes:
+    """The ``plan_hmac`` key of a credential (a bot token or a client secret): its
+    SHA-256 under a label of its own, so the credential serves no other MAC."""
+    return hashlib.sha256(b"cmdsync saved plan\x00" + secret.encode("utf-8")).digest()
+
+
+def _hmac(key: bytes, canonical: bytes) -> str:
+    return "hmac-sha256:" + hmac.new(key, canonical, hashlib.sha256).hexdigest()
+
+
+def _canonical(document: Mapping[str, Any], *, floats: bool) -> bytes:
+    content = {k: v for k, v in document.items() if k not in ("plan_digest", "plan_hmac")}
+    if not floats:
+        try:
+            return orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            pass
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text.encode("utf-8", "surrogatepass")
 
 
-def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None) -> str:
-    """The document (see :func:`to_document`), with its ``plan_digest``, as indented
-    JSON text ending with a newline: each command change, and each scope of
-    ``prior``, on a line of its own (a large plan stays quick to write and
-    read, and still reads line by line)."""
+def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None,
+          key: bytes | None = None) -> str:
+    """The document (see :func:`to_document`), with its ``plan_digest`` (and with
+    ``key``, from :func:`plan_key`, its ``plan_hmac``), as indented JSON text
+    ending with a newline: each command change, and each scope of ``prior``,
+    on a line of its own (a large plan stays quick to write and read, and
+    still reads line by line)."""
     document = to_document(plan, api_url=api_url, prior=prior)
-    document["plan_digest"] = plan_digest(document)
+    canonical = _canonical(document, floats=True)
+    document["plan_digest"] = "sha256:" + hashlib.sha256(canonical).hexdigest()
+    if key is not None:
+        document["plan_hmac"] = _hmac(key, canonical)
     return _text(document)
 
 
@@ -216,21 +290,34 @@ def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
     return saved.plan, saved.api_url
 
 
-def load_saved(text: str, *, path: str) -> SavedPlan:
+def load_saved(text: str, *, path: str, key: bytes | None = None) -> SavedPlan:
     """A saved plan's text as a :class:`SavedPlan`.
 
-    ``path`` only names the file in messages. The document is checked
+    ``path`` only names the file in messages; ``key`` (:func:`plan_key` of
+    the credential at hand) checks its ``plan_hmac``: ``authentic`` when it
+    matches. One that does not (another credential) is no error. The document is checked
     against ``schemas/plan.schema.json`` (jsonschema-rs's verdict first,
     jsonschema's message for a document it refuses). Raises
     :class:`~cmdsync.errors.CmdsyncError` for text that is not JSON or not a
     cmdsync plan.
     """
+    with gcpause.paused():  # an acyclic tree of many objects (see cmdsync.validate.gcpause)
+        return _load_saved(text, path=path, key=key)
+
+
+def _load_saved(text: str, *, path: str, key: bytes | None) -> SavedPlan:
     import jsonschema_rs
 
     from cmdsync.validate.schema import load_schema
 
+    floats: list[str] = []
+
+    def number(literal: str) -> float:
+        floats.append(literal)
+        return float(literal)
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=number, parse_constant=number)
     except ValueError as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
     schema = load_schema(PLAN_SCHEMA)
@@ -243,11 +330,14 @@ def load_saved(text: str, *, path: str) -> SavedPlan:
             where = "/".join(str(p) for p in problems[0].absolute_path)
             raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: "
                                f"{problems[0].message}")
-    if data.get("plan_digest") != plan_digest(data):
+    canonical = _canonical(data, floats=bool(floats))
+    if data.get("plan_digest") != "sha256:" + hashlib.sha256(canonical).hexdigest():
         raise CmdsyncError(f"the saved plan {path} was changed after cmdsync wrote it (its "
                            "plan_digest does not match its content); nothing was changed. "
                            "Plan again: `cmdsync plan --out FILE`")
     api_url = data.get("api_url")
     plan = from_document(data)
     prior = prior_state(plan.application_id, data["prior"]) if "prior" in data else None
-    return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior)
+    authentic = key is not None and isinstance(data.get("plan_hmac"), str) and \
+        hmac.compare_digest(data["plan_hmac"], _hmac(key, canonical))
+    return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior, authentic)

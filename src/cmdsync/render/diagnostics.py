@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
-from cmdsync.validate import ValidationResult
+
+if TYPE_CHECKING:
+    from cmdsync.validate import ValidationResult
 
 
 def _address(loc: Location) -> str:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cmdsync.apply import ledger
 from cmdsync.apply.backup import backup_manifest, write_backup
@@ -43,20 +43,24 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.manifest.entries import CommandEntry
+from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded, text_digest
 from cmdsync.model import scope_label
-from cmdsync.plan import Plan
+from cmdsync.plan import Action, Plan
 from cmdsync.runners import aio
-from cmdsync.runners.plan import plan_live, plan_session, prepare
 from cmdsync.runners.session import (
     LOCAL_STATE,
     Connection,
     Session,
     fetch_scopes,
     open_session,
+    saved_plan_key,
 )
-from cmdsync.state import DesiredState, LiveState, desired_state
-from cmdsync.validate import ValidationResult, validate_paths
+from cmdsync.state import LiveState
+
+if TYPE_CHECKING:
+    from cmdsync.manifest.entries import CommandEntry
+    from cmdsync.state.desired import DesiredState
+    from cmdsync.validate import ValidationResult
 
 Clock = Callable[[], float]  # epoch seconds
 NO_TERMINAL = ("refusing to apply without confirmation: standard input is not a terminal. "
@@ -127,6 +131,8 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
     ``signals``: let SIGINT and SIGTERM stop the writes cleanly; only for a
     process cmdsync owns (the CLI), never inside someone else's loop.
     """
+    from cmdsync.runners.plan import plan_live, plan_session, prepare
+
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
     validation, desired = prepare(paths, connection=connection,
@@ -176,7 +182,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
-    saved = load_saved_plan(path)
+    saved = load_saved_plan(path, key=saved_plan_key(connection, env))
     plan, planned_at = saved.plan, saved.api_url
     if not refresh and saved.prior is None:
         raise UsageError(f"{path} holds no prior state (it was not saved by `cmdsync plan "
@@ -199,7 +205,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
-    _check_manifests(path, plan, cwd=cwd, env=env)
+    _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
     scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
@@ -233,31 +239,52 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
 
 def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
-    """Scopes a saved plan changes whose prior state lacks a live command the plan saw."""
+    """Scopes a saved plan changes whose prior state lacks what their backup needs:
+    every live command the plan saw, or (prior state marked partial) every one it
+    updates or deletes, and then no create and no overwrite change."""
     gaps = []
     for scope in plan.scopes:
         if not scope.has_changes:
             continue
-        held = {str(c.get("id")) for c in prior.scope(scope.scope).commands}
-        lacking = [ref for ref in scope.live if ref.id not in held]
-        if scope.scope not in prior.scopes or lacking:
-            gaps.append(f"{scope_label(scope.scope)}: "
-                        + (f"{len(lacking)} live command(s) missing from its prior state"
-                           if scope.scope in prior.scopes else "no prior state"))
+        if scope.scope not in prior.scopes:
+            gaps.append(f"{scope_label(scope.scope)}: no prior state")
+            continue
+        live = prior.scope(scope.scope)
+        held = {str(c.get("id")) for c in live.commands}
+        needed = [ref.id for ref in scope.live] if live.commands_complete else [
+            c.id for c in scope.commands if c.action in (Action.UPDATE, Action.DELETE)]
+        lacking = [ident for ident in needed if ident not in held]
+        if lacking:
+            gaps.append(f"{scope_label(scope.scope)}: {len(lacking)} live command(s) missing "
+                        "from its prior state")
+        elif not live.commands_complete and (scope.permissions or any(
+                c.action is Action.CREATE for c in scope.commands)):
+            gaps.append(f"{scope_label(scope.scope)}: its prior state holds only some "
+                        "commands, but the plan creates commands or changes overwrites there")
     return gaps
 
 
-def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str]) -> None:
+def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
+                     authentic: bool = False) -> None:
     """Refuse a saved plan whose manifests, present here, now give other bodies.
 
     In a CI checkout the manifests a plan was made from are beside it; a plan
     edited by hand (or made from other files) must not be applied. Without
-    them (the plan alone was kept) the plan's own digest is the check.
+    them (the plan alone was kept) the plan's own digest is the check. An
+    ``authentic`` plan (its ``plan_hmac`` matches the credential at hand:
+    cmdsync wrote it from those manifests' texts) whose manifests have the
+    same texts as then (``manifest_sha256``, none interpolated) gives the
+    same bodies: they are not read again.
     Raises :class:`~cmdsync.errors.UnsafePlanError` before any request.
     """
     files = [os.path.join(cwd, f) for f in plan.manifests]
     if not files or not all(os.path.isfile(f) for f in files):
         return
+    if authentic and _same_texts(files, plan.manifest_sha256):
+        return
+    from cmdsync.state import desired_state
+    from cmdsync.validate import validate_paths
+
     validation = validate_paths(files, env=env)
     heading = (f"the saved plan {path} does not match the manifests it was made from "
                f"({', '.join(plan.manifests)}); nothing was changed. Plan again "
@@ -269,6 +296,22 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str])
     reasons = manifest_reasons(plan, desired)
     if reasons:
         raise UnsafePlanError(reasons, heading=heading)
+
+
+def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
+    """Whether each of ``files`` has the text whose digest the plan holds
+    (:func:`cmdsync.manifest.files.text_digest`); False if one has none (its
+    bodies depend on the environment) or cannot be read."""
+    if len(digests) != len(files) or None in digests:
+        return False
+    for file, digest in zip(files, digests):
+        try:
+            text = read_bounded(file, MAX_MANIFEST_BYTES).decode("utf-8-sig")
+        except (OSError, ValueError):
+            return False
+        if "${" in text or text_digest(text) != digest:
+            return False
+    return True
 
 
 async def _apply(session: Session, plan: Plan, live: LiveState, *,
@@ -300,9 +343,10 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
         ledger.record(cwd, api_url=session.api_url, application_id=app, scope=scope,
                       count=count, now=clock())
 
-    context = Context(client, app, {s: {str(c["id"]) for c in live.scope(s).commands}
-                                    for s in live.scopes},
-                      entries, record, hooks)
+    live_ids = {s: {str(c["id"]) for c in live.scope(s).commands} for s in live.scopes}
+    for scope_plan in plan.scopes:  # all of them, where live state holds only some
+        live_ids.setdefault(scope_plan.scope, set()).update(r.id for r in scope_plan.live)
+    context = Context(client, app, live_ids, entries, record, hooks)
     with _signals_stop(context.interrupt) if signals else nullcontext():
         scopes = await execute(context, scheduled, on_error=options.on_error)
     return ApplyRun(plan=plan, result=ApplyResult(

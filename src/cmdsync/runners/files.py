@@ -16,16 +16,17 @@ MAX_PLAN_BYTES = 256 * 1024 * 1024
 
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
-              prior: LiveState | None = None) -> None:
+              prior: LiveState | None = None, key: bytes | None = None) -> None:
     """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
     a regular file only, secrets redacted), with the live state it was made
-    from (``prior``, see :func:`cmdsync.plan.planfile.to_document`).
+    from (``prior``, see :func:`cmdsync.plan.planfile.to_document`) and, with
+    ``key`` (:func:`cmdsync.runners.session.saved_plan_key`), its ``plan_hmac``.
 
     Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
     when it cannot be written.
     """
-    write_file(path, dumps(plan, api_url=api_url, prior=prior), what="the plan")
+    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key), what="the plan")
 
 
 def load_plan(path: str) -> tuple[Plan, str | None]:
@@ -38,11 +39,11 @@ def load_plan(path: str) -> tuple[Plan, str | None]:
     return saved.plan, saved.api_url
 
 
-def load_saved_plan(path: str) -> SavedPlan:
-    """A saved plan, its ``api_url`` and the live state it was made from; raises as
-    :func:`load_plan` does."""
+def load_saved_plan(path: str, *, key: bytes | None = None) -> SavedPlan:
+    """A saved plan, its ``api_url``, the live state it was made from and, with ``key``,
+    whether its ``plan_hmac`` proves it cmdsync's own; raises as :func:`load_plan` does."""
     try:
         text = read_bounded(path, MAX_PLAN_BYTES).decode("utf-8")
     except (OSError, ValueError) as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
-    return load_saved(text, path=path)
+    return load_saved(text, path=path, key=key)

@@ -22,14 +22,18 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient, check_base_url
 from cmdsync.errors import CmdsyncError
-from cmdsync.state import DesiredState, LiveScope, LiveState, live_scope, scope_order
+from cmdsync.plan.planfile import plan_key
+from cmdsync.state import LiveScope, LiveState, live_scope, scope_order
 from cmdsync.state.application import AppInfo, app_info
+
+if TYPE_CHECKING:
+    from cmdsync.state.desired import DesiredState
 
 LOCAL_STATE = os.path.join(".cmdsync", "local.sqlite")
 LOCAL_BASE_URL = "http://cmdsync.local/api/v10"
@@ -98,6 +102,24 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
     client = DiscordClient(auth, config=_with_base(config, base), transport=connection.transport)
     async with client:
         yield Session(client, base)
+
+
+def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
+                   ) -> bytes | None:
+    """The ``plan_hmac`` key (:func:`cmdsync.plan.planfile.plan_key`) of the credential
+    ``connection`` reads live state with; None for ``--local`` or without one (then
+    saved plans carry no ``plan_hmac``, and apply reads their manifests again)."""
+    if connection.local:
+        return None
+    try:
+        auth = auth_from_env(os.environ if env is None else env,
+                             token_file=connection.token_file,
+                             client_secret_file=connection.client_secret_file,
+                             bearer_token_file=connection.bearer_token_file)
+    except CmdsyncError:
+        return None
+    commands = auth.commands
+    return plan_key(commands.value if isinstance(commands, Token) else commands.client_secret)
 
 
 @asynccontextmanager

@@ -13,15 +13,32 @@
 
 from __future__ import annotations
 
-from cmdsync.state.desired import (
-    DesiredCommand,
-    DesiredScope,
-    DesiredState,
-    desired_state,
-    manifest_application_id,
-    state_digest,
-)
+from typing import TYPE_CHECKING, Any
+
 from cmdsync.state.live import LiveScope, LiveState, Overwrite, live_scope, scope_order
+
+if TYPE_CHECKING:
+    from cmdsync.state.desired import (
+        DesiredCommand,
+        DesiredScope,
+        DesiredState,
+        desired_state,
+        manifest_application_id,
+        state_digest,
+    )
+
+_DESIRED = ("DesiredCommand", "DesiredScope", "DesiredState", "desired_state",
+            "manifest_application_id", "state_digest")
+
+
+def __getattr__(name: str) -> Any:
+    """The desired-state names, imported on first use: they bring in the manifest
+    loader (PyYAML and all), which applying a saved plan does not need."""
+    if name in _DESIRED:
+        from cmdsync.state import desired
+
+        return getattr(desired, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["DesiredCommand", "DesiredScope", "DesiredState", "LiveScope", "LiveState",
            "Overwrite", "desired_state", "live_scope", "manifest_application_id",

@@ -17,6 +17,7 @@ from typing import Any
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
+from cmdsync.manifest.files import text_digest
 from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
 from cmdsync.state.normalize import canonical_overwrites, request_body
@@ -64,13 +65,17 @@ class DesiredState:
 
     ``digest`` is ``"sha256:<hex>"`` of the desired state after
     interpolation (see :func:`state_digest`), so a saved plan can tell
-    whether the manifest changed since.
+    whether the manifest changed since. ``sources`` holds, for each of
+    ``files``, :func:`text_digest` of its text, or None when its bodies
+    depend on more than its text (it holds ``${``, which may interpolate the
+    environment) or it is not a file read as text (commands from code).
     """
 
     application_id: str | None
     scopes: Mapping[str, DesiredScope]
     files: tuple[str, ...] = ()
     digest: str = ""
+    sources: tuple[str | None, ...] = ()
 
     def entries(self) -> dict[tuple[str, int, str], CommandEntry]:
         """The manifest command behind each ``(scope, type, name)``: where it is written
@@ -146,8 +151,10 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
                                  info["permissions"], info["prune"])
              for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
     files = tuple(doc.file for doc in manifest.documents)
+    sources = tuple(text_digest(doc.text) if doc.text and "${" not in doc.text else None
+                    for doc in manifest.documents)
     return DesiredState(application_id, built, files,
-                        state_digest(application_id, built.values()))
+                        state_digest(application_id, built.values()), sources)
 
 
 def manifest_application_id(manifest: ManifestSet) -> str | None:

@@ -28,13 +28,17 @@ class LiveScope:
     ``permissions`` maps a target id (a command id, or the application id for
     the application-wide entry) to its overwrites in API form, sorted;
     ``permissions_read`` says whether they were read at all (when not, the
-    guild's overwrites are unknown, not absent).
+    guild's overwrites are unknown, not absent). ``commands_complete`` is
+    False when ``commands`` are only some of the scope's: a saved plan's
+    prior state keeps only the commands its plan updates or deletes, where
+    it can (:func:`cmdsync.plan.planfile.to_document`).
     """
 
     scope: str
     commands: tuple[Mapping[str, Any], ...] = ()
     permissions: Mapping[str, tuple[Overwrite, ...]] = field(default_factory=dict)
     permissions_read: bool = False
+    commands_complete: bool = True
 
 
 @dataclass(frozen=True)
@@ -60,16 +64,18 @@ def scope_order(scope: str) -> tuple[int, int]:
 
 
 def live_scope(scope: str, commands: Iterable[Mapping[str, Any]],
-               permissions: Iterable[Mapping[str, Any]] | None = None) -> LiveScope:
+               permissions: Iterable[Mapping[str, Any]] | None = None, *,
+               complete: bool = True) -> LiveScope:
     """A :class:`LiveScope` from a commands list and a guild permissions list response.
 
     ``permissions`` items are guild permission objects ``{"id", "application_id",
     "guild_id", "permissions": [...]}``; empty lists are dropped. None: the
-    overwrites were not read.
+    overwrites were not read. ``complete``: ``commands`` are all of the
+    scope's (see :class:`LiveScope`).
     """
     table: dict[str, tuple[Overwrite, ...]] = {}
     for item in permissions or ():
         overwrites = canonical_overwrites(item.get("permissions") or [], scope)
         if overwrites:
             table[str(item["id"])] = tuple(overwrites)
-    return LiveScope(scope, tuple(commands), table, permissions is not None)
+    return LiveScope(scope, tuple(commands), table, permissions is not None, complete)

@@ -10,18 +10,32 @@
 
 from __future__ import annotations
 
-from cmdsync.validate.check import (
-    MANIFEST_SUFFIXES,
-    ValidationResult,
-    application_errors,
-    expand_paths,
-    run_rules,
-    validate_api_commands,
-    validate_documents,
-    validate_paths,
-    with_application,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cmdsync.validate.check import (
+        MANIFEST_SUFFIXES,
+        ValidationResult,
+        application_errors,
+        expand_paths,
+        run_rules,
+        validate_api_commands,
+        validate_documents,
+        validate_paths,
+        with_application,
+    )
 
 __all__ = ["MANIFEST_SUFFIXES", "ValidationResult", "application_errors", "expand_paths",
            "run_rules", "validate_api_commands", "validate_documents", "validate_paths",
            "with_application"]
+
+
+def __getattr__(name: str) -> Any:
+    """The stage's names, imported from :mod:`cmdsync.validate.check` on first use, so
+    that :mod:`cmdsync.validate.schema` alone (a saved plan's schema) does not bring in
+    the loader and every rule."""
+    if name in __all__:
+        from cmdsync.validate import check
+
+        return getattr(check, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

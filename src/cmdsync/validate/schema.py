@@ -25,11 +25,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from cmdsync.manifest.diagnostics import Diagnostic, Severity
-from cmdsync.manifest.loader import Document, Path
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
+
+    from cmdsync.manifest.loader import Document, Path
 
 MANIFEST_SCHEMA = "manifest.schema.json"
 COMMAND_SCHEMA = "application-command.schema.json"

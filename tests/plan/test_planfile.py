@@ -1,0 +1,90 @@
+"""Saved plans: the digest (json's bytes, orjson's speed), plan_hmac, manifest_sha256."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cmdsync.manifest.files import text_digest
+from cmdsync.plan import planfile
+from cmdsync.plan.planfile import dumps, load_saved, plan_digest, plan_key
+from tests.support.plan import cmd, desired, live
+
+MANIFEST = "commands: [{name: ping, description: Ping}, {name: echo, description: Echo}]\n"
+
+
+def _json_bytes(value: Any) -> bytes:
+    """The digest's definition, written with json alone."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", "surrogatepass")
+
+
+# Any JSON value json.loads gives without a float: every character (lone surrogates
+# included, as "\ud800" escapes give), integers past 64 bits, keys that sort
+# differently as UTF-16 and as code points.
+_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF))
+_KEYS = st.one_of(_TEXT, st.sampled_from(["\uffff", "\U00010000", "\ue000", "a", "A", ""]))
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | _TEXT,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_KEYS, inner, max_size=5),
+    max_leaves=30)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.dictionaries(_KEYS, _JSON, max_size=6))
+def test_the_fast_digest_writes_json_s_bytes_for_every_document_without_floats(
+        document: dict[str, Any]) -> None:
+    expected = _json_bytes({k: v for k, v in document.items()
+                            if k not in ("plan_digest", "plan_hmac")})
+    assert planfile._canonical(document, floats=False) == expected
+    assert planfile._canonical(document, floats=True) == expected
+
+
+def test_a_plan_with_floats_is_digested_the_json_way() -> None:
+    """orjson writes 1e-07 as 1e-7: a plan holding a float is checked with json's bytes."""
+    from cmdsync.plan import diff
+
+    plan = diff(desired("commands: [{name: roll, description: Roll, options: [{type: number, "
+                        "name: n, description: N, min_value: 0.0000001}]}]\n"),
+                live({"global": []}))
+    text = dumps(plan)
+    document = json.loads(text)
+    assert document["scopes"][0]["commands"][0]["body"]["options"][0]["min_value"] == 1e-07
+    assert plan_digest(document) == document["plan_digest"]
+    assert plan_digest(document, floats=False) != document["plan_digest"]  # orjson's bytes
+    assert load_saved(text, path="plan.json").plan == plan
+
+
+def _plan() -> planfile.Plan:
+    from cmdsync.plan import diff
+
+    return diff(desired(MANIFEST), live({"global": [cmd("10", "ping")]}))
+
+
+def test_plan_hmac_proves_a_plan_cmdsync_wrote_with_the_same_credential() -> None:
+    key = plan_key("a-bot-token")
+    text = dumps(_plan(), key=key)
+    document = json.loads(text)
+    assert document["plan_hmac"].startswith("hmac-sha256:") and "a-bot-token" not in text
+    assert plan_digest(document) == document["plan_digest"]  # the HMAC is not digested
+    assert load_saved(text, path="plan.json", key=key).authentic
+    assert not load_saved(text, path="plan.json", key=plan_key("another-token")).authentic
+    assert not load_saved(text, path="plan.json").authentic
+    assert not load_saved(dumps(_plan()), path="plan.json", key=key).authentic  # none
+    # An edit, digested again: the digest matches, the HMAC no longer does.
+    document["scopes"][0]["commands"][0]["body"]["description"] = "Pong"
+    document["plan_digest"] = plan_digest(document)
+    edited = load_saved(json.dumps(document), path="plan.json", key=key)
+    assert not edited.authentic
+    assert edited.plan.scopes[0].commands[0].body["description"] == "Pong"
+
+
+def test_manifest_sha256_holds_each_text_unless_it_may_interpolate() -> None:
+    assert _plan().manifest_sha256 == (text_digest(MANIFEST),)
+    assert text_digest(MANIFEST) == "sha256:" + hashlib.sha256(MANIFEST.encode()).hexdigest()
+    interpolated = desired("commands: [{name: ping, description: '${WHAT:-Ping}'}]\n")
+    assert interpolated.sources == (None,)
