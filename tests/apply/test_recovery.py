@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import re
 from dataclasses import replace
@@ -21,10 +22,11 @@ from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.faults import FaultConfig
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.errors import UnsafePlanError, UsageError
+from cmdsync.manifest.files import text_digest
 from cmdsync.plan import Action, CommandChange, LiveCommand, Plan, ScopePlan
 from cmdsync.plan.planfile import plan_digest
 from cmdsync.render.apply import summary, to_text
-from cmdsync.runners.apply import ApplyOptions, _prior_gaps, apply_paths
+from cmdsync.runners.apply import ApplyOptions, _prior_gaps, _same_texts, apply_paths
 from cmdsync.runners.files import save_plan as save
 from cmdsync.runners.plan import plan_paths
 from cmdsync.runners.session import saved_plan_key
@@ -515,3 +517,20 @@ def test_a_guild_backup_whose_overwrites_name_a_global_command_restores(
     assert restored is not None and restored.ok
     assert state(emulator) == before
     assert not plan(emulator, [backup], tmp_path).has_changes
+
+
+def test_manifest_texts_match_their_digest_byte_for_byte(tmp_path: Path) -> None:
+    """What the loader reads (UTF-8, a byte order mark dropped) is what is hashed."""
+    text = "commands: [{name: café, description: Ça}]\n"
+    plain, marked, other, variable = (tmp_path / n for n in ("a.yaml", "b.yaml", "c.yaml",
+                                                              "d.yaml"))
+    plain.write_bytes(text.encode())
+    marked.write_bytes(codecs.BOM_UTF8 + text.encode())
+    other.write_bytes(text.replace("Ça", "Ca").encode())
+    variable.write_bytes(b"commands: [{name: x, description: '${X:-y}'}]\n")
+    digest = text_digest(text)
+    assert _same_texts([str(plain), str(marked)], [digest, digest])
+    assert not _same_texts([str(other)], [digest])
+    assert not _same_texts([str(variable)], [text_digest(variable.read_text())])
+    assert not _same_texts([str(plain)], [None])
+    assert not _same_texts([str(tmp_path / "gone.yaml")], [digest])

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import write_file
 
@@ -117,6 +115,8 @@ def record(cwd: str, *, api_url: str, application_id: str, scope: str, count: in
     """
     if count <= 0:
         return
+    from filelock import FileLock, Timeout  # only where creates are recorded
+
     path = os.path.join(cwd, LEDGER_PATH)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     try:

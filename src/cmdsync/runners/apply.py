@@ -19,6 +19,8 @@ A plan without changes makes no write request, and no backup.
 from __future__ import annotations
 
 import asyncio
+import codecs
+import hashlib
 import os
 import signal
 import time
@@ -43,7 +45,7 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded, text_digest
+from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded
 from cmdsync.model import scope_label
 from cmdsync.plan import Action, Plan
 from cmdsync.runners import aio
@@ -301,15 +303,20 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
 def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
     """Whether each of ``files`` has the text whose digest the plan holds
     (:func:`cmdsync.manifest.files.text_digest`); False if one has none (its
-    bodies depend on the environment) or cannot be read."""
+    bodies depend on the environment) or cannot be read.
+
+    The bytes are hashed as read, a byte order mark dropped: for UTF-8 they
+    are the text's encoding, and bytes that are not UTF-8 match no digest.
+    """
     if len(digests) != len(files) or None in digests:
         return False
     for file, digest in zip(files, digests):
         try:
-            text = read_bounded(file, MAX_MANIFEST_BYTES).decode("utf-8-sig")
-        except (OSError, ValueError):
+            raw = read_bounded(file, MAX_MANIFEST_BYTES)
+        except OSError:
             return False
-        if "${" in text or text_digest(text) != digest:
+        raw = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
+        if b"${" in raw or "sha256:" + hashlib.sha256(raw).hexdigest() != digest:
             return False
     return True
 
