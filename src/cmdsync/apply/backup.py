@@ -96,7 +96,8 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
     for suffix in _suffixes():
         relative = os.path.join(BACKUP_DIR, f"{stamp}-{application_id}{suffix}.json")
         note = (f"Written by cmdsync apply before changing application {application_id}: "
-                f"the live state of every scope it changed. Restore it with "
+                f"the live state of every scope it changed (where prune is false, only the "
+                f"commands it changed or its overwrites name). Restore it with "
                 f"`cmdsync apply {relative}`")
         text = _json_text({"x-cmdsync-backup": note, **manifest})
         target = os.path.join(cwd, relative)
