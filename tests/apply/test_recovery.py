@@ -534,3 +534,24 @@ def test_manifest_texts_match_their_digest_byte_for_byte(tmp_path: Path) -> None
     assert not _same_texts([str(variable)], [text_digest(variable.read_text())])
     assert not _same_texts([str(plain)], [None])
     assert not _same_texts([str(tmp_path / "gone.yaml")], [digest])
+
+
+def test_a_plan_whose_overwrites_were_edited_is_held_against_its_manifests(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """Not only the bodies: each overwrite set the plan puts must be the manifests'."""
+    path = write(tmp_path / "bot.yaml", MANIFEST)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", CHANGED)
+    saved = Path(_saved(emulator, tmp_path, path))
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    change = next(p for scope in document["scopes"] for p in scope["permissions"])
+    assert change["key"] == "mod" and change["after"][0]["permission"] is True
+    change["after"] = [{"type": 2, "id": "999999999999999999", "permission": True}]
+    document["plan_digest"] = plan_digest(document)
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    emulator.log.clear()
+    with pytest.raises(UnsafePlanError) as refused:
+        apply_plan_file(emulator, str(saved), tmp_path)
+    assert f"  - guild {GUILD}: overwrites of 'mod': the plan puts other overwrites than the " \
+        "manifests give" in str(refused.value)
+    assert emulator.log.counts()["writes"] == 0

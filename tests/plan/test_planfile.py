@@ -88,3 +88,7 @@ def test_manifest_sha256_holds_each_text_unless_it_may_interpolate() -> None:
     assert text_digest(MANIFEST) == "sha256:" + hashlib.sha256(MANIFEST.encode()).hexdigest()
     interpolated = desired("commands: [{name: ping, description: '${WHAT:-Ping}'}]\n")
     assert interpolated.sources == (None,)
+    for escaped in ('"$\\x7BWHAT:-Ping}"', '"\\x24{WHAT:-Ping}"', '"\\u0024{WHAT:-Ping}"',
+                    '"$\\\n  {WHAT:-Ping}"'):  # YAML escapes that write "${"
+        state = desired(f"commands: [{{name: ping, description: {escaped}}}]\n")
+        assert state.sources == (None,), escaped

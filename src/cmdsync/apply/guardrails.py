@@ -27,7 +27,7 @@ from cmdsync.apply.ledger import LEDGER_PATH, Ledger, seconds_to_midnight, utc_d
 from cmdsync.apply.strategy import ScopeSteps, StepKind
 from cmdsync.errors import UnsafePlanError
 from cmdsync.model import CommandType, scope_label
-from cmdsync.plan import DAILY_CREATE_LIMIT, Action, Plan
+from cmdsync.plan import DAILY_CREATE_LIMIT, Action, Plan, ScopePlan
 from cmdsync.state import LiveState
 from cmdsync.state.normalize import same
 
@@ -137,15 +137,20 @@ def _kind(value: object) -> str:
 
 
 def manifest_reasons(plan: Plan, desired: DesiredState) -> list[str]:
-    """How a saved plan's request bodies differ from what its manifests give now.
+    """How a saved plan's request bodies and overwrites differ from what its manifests
+    give now.
 
     Every command the plan creates, updates or keeps as a no-op in a scope it
     manages must be in ``desired`` with the same body (the live ``id`` and an
     ``integration_types`` the plan filled in aside); every desired command
-    must be in the plan. [] when they agree.
+    must be in the plan. Every overwrite set the plan puts must be the one
+    the manifests declare under its key, or, for a key they do not declare in
+    a guild whose overwrites they set, an empty one (a set cleared). [] when
+    they agree.
     """
     reasons = []
     for scope in plan.scopes:
+        reasons.extend(_permission_reasons(scope, desired))
         if not scope.manages_commands:
             continue
         wanted = {(_type(c.body), str(c.body.get("name"))): c.body
@@ -170,6 +175,20 @@ def manifest_reasons(plan: Plan, desired: DesiredState) -> list[str]:
     if desired.digest != plan.manifest_digest and not reasons:
         reasons.append("the manifests changed since the plan was made (its manifest_digest "
                        "differs)")
+    return reasons
+
+
+def _permission_reasons(scope: ScopePlan, desired: DesiredState) -> list[str]:
+    declared = desired.scopes[scope.scope].permissions if scope.scope in desired.scopes \
+        else None
+    reasons = []
+    for change in scope.permissions:
+        where = f"{scope_label(scope.scope)}: overwrites of {change.key!r}"
+        if declared is None:
+            reasons.append(f"{where}: the plan changes them, but the manifests set no "
+                           "overwrites in this guild")
+        elif not same(list(change.after), list(declared.get(change.key, ()))):
+            reasons.append(f"{where}: the plan puts other overwrites than the manifests give")
     return reasons
 
 

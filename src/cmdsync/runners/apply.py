@@ -46,6 +46,7 @@ from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded
+from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import scope_label
 from cmdsync.plan import Action, Plan
 from cmdsync.runners import aio
@@ -316,7 +317,7 @@ def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
         except OSError:
             return False
         raw = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-        if b"${" in raw or "sha256:" + hashlib.sha256(raw).hexdigest() != digest:
+        if may_interpolate(raw) or "sha256:" + hashlib.sha256(raw).hexdigest() != digest:
             return False
     return True
 

@@ -18,6 +18,7 @@ from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.manifest.files import text_digest
+from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
 from cmdsync.state.normalize import canonical_overwrites, request_body
@@ -67,8 +68,9 @@ class DesiredState:
     interpolation (see :func:`state_digest`), so a saved plan can tell
     whether the manifest changed since. ``sources`` holds, for each of
     ``files``, :func:`text_digest` of its text, or None when its bodies
-    depend on more than its text (it holds ``${``, which may interpolate the
-    environment) or it is not a file read as text (commands from code).
+    depend on more than its text (it holds a ``$``, written or escaped, which
+    may interpolate the environment: :func:`~cmdsync.manifest.interpolate.may_interpolate`)
+    or it is not a file read as text (commands from code).
     """
 
     application_id: str | None
@@ -151,8 +153,8 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
                                  info["permissions"], info["prune"])
              for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
     files = tuple(doc.file for doc in manifest.documents)
-    sources = tuple(text_digest(doc.text) if doc.text and "${" not in doc.text else None
-                    for doc in manifest.documents)
+    sources = tuple(text_digest(doc.text) if doc.text and not may_interpolate(
+        doc.text.encode("utf-8", "surrogatepass")) else None for doc in manifest.documents)
     return DesiredState(application_id, built, files,
                         state_digest(application_id, built.values()), sources)
 
