@@ -152,10 +152,10 @@ def test_a_stale_saved_plan_is_refused_naming_what_changed(
 
 def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = True,
            prior: LiveState | None = None, api_url: str | None = None,
-           signed: bool = False) -> str:
+           signed: bool = True) -> str:
     """``path`` planned and saved as ``cmdsync plan --out`` saves it: with the prior state
     it read (or ``prior``), unless not ``keep_prior``; where it was read, or ``api_url``;
-    with ``signed``, its plan_hmac keyed with the bot token."""
+    unless not ``signed``, its plan_hmac keyed with the bot token."""
     run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
     assert run.plan is not None
     saved = str(tmp_path / "plan.json")
@@ -190,8 +190,8 @@ def test_a_plan_signed_with_the_token_beside_its_unchanged_manifests_is_not_read
     result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
     assert result is not None and result.ok and read == []
     write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A3}"))
-    saved = _saved(emulator, tmp_path, path)  # not signed
-    assert apply_plan_file(emulator, saved, tmp_path, refresh=False).result is not None
+    saved = _saved(emulator, tmp_path, path, signed=False)
+    assert apply_plan_file(emulator, saved, tmp_path).result is not None
     assert len(read) == 1
     write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A4}"))
     saved = _saved(emulator, tmp_path, path, signed=True)
@@ -217,7 +217,11 @@ def test_a_signed_plan_edited_and_digested_again_is_held_against_its_manifests(
     emulator.log.clear()
     with pytest.raises(UnsafePlanError, match="'alpha': the plan sends another body than "
                        "the manifests give"):
+        apply_plan_file(emulator, str(saved), tmp_path)
+    with pytest.raises(UnsafePlanError) as refused:  # its prior state could be anything
         apply_plan_file(emulator, str(saved), tmp_path, refresh=False)
+    assert str(refused.value).startswith("--no-refresh applies only a plan cmdsync saved "
+                                         "with the credential at hand")
     assert len(read) == 1 and emulator.log.counts()["writes"] == 0
 
 
@@ -555,3 +559,24 @@ def test_a_plan_whose_overwrites_were_edited_is_held_against_its_manifests(
     assert f"  - guild {GUILD}: overwrites of 'mod': the plan puts other overwrites than the " \
         "manifests give" in str(refused.value)
     assert emulator.log.counts()["writes"] == 0
+
+
+def test_a_plan_alone_applies_only_when_signed_with_the_credential_at_hand(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """Without its manifests beside it, only plan_hmac can vouch for a plan."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    unsigned = _saved(emulator, tmp_path, path, signed=False)
+    Path(unsigned).rename(tmp_path / "unsigned.json")
+    signed = _saved(emulator, tmp_path, path)
+    (tmp_path / "bot.yaml").unlink()  # the plan alone was kept
+    emulator.log.clear()
+    with pytest.raises(UnsafePlanError) as refused:
+        apply_plan_file(emulator, str(tmp_path / "unsigned.json"), tmp_path)
+    assert "is not signed with the credential at hand (its plan_hmac) and the manifests it " \
+        "was made from are not all here" in str(refused.value)
+    assert str(refused.value).endswith(f"\n  - {path}: not found")
+    assert emulator.log.counts()["writes"] == 0
+    result = apply_plan_file(emulator, signed, tmp_path, refresh=False).result
+    assert result is not None and result.ok

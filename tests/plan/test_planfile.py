@@ -6,9 +6,11 @@ import hashlib
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import text_digest
 from cmdsync.plan import planfile
 from cmdsync.plan.planfile import dumps, load_saved, plan_digest, plan_key
@@ -92,3 +94,31 @@ def test_manifest_sha256_holds_each_text_unless_it_may_interpolate() -> None:
                     '"$\\\n  {WHAT:-Ping}"'):  # YAML escapes that write "${"
         state = desired(f"commands: [{{name: ping, description: {escaped}}}]\n")
         assert state.sources == (None,), escaped
+
+
+def test_commands_from_bot_code_are_recorded_by_their_reference() -> None:
+    """A plan made from discord.py code names the reference, read again as given, not the
+    handlers' source files (which are no manifests)."""
+    from cmdsync.manifest.entries import collect
+    from cmdsync.manifest.loader import Document
+    from cmdsync.state import desired_state
+
+    reference = "discord.py:bot:tree"
+    documents = [Document(file="bot/shop.py", kind="yaml", source=reference,
+                          data={"commands": [{"name": name, "description": name}]})
+                 for name in ("buy", "sell")]
+    state = desired_state(collect(documents), application_id="111111111111111111")
+    assert (state.files, state.sources) == ((reference,), (None,))
+
+
+def test_a_malformed_saved_plan_is_an_error_not_a_traceback() -> None:
+    document = json.loads(dumps(_plan()))
+    document["prior"] = {"global": {"commands": [], "permissions": [
+        {"id": "1", "permissions": [{"id": "2"}]}]}}  # an overwrite without its type
+    document["plan_digest"] = plan_digest(document)
+    with pytest.raises(CmdsyncError) as caught:
+        load_saved(json.dumps(document), path="plan.json")
+    assert str(caught.value) == ("the saved plan plan.json is malformed: its prior state: "
+                                 "KeyError('type')")
+    with pytest.raises(CmdsyncError, match="nests too deep"):
+        load_saved("[" * 100_000, path="plan.json")

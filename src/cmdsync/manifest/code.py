@@ -30,11 +30,10 @@ from typing import Any
 
 from cmdsync.errors import UsageError
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
+from cmdsync.manifest.files import CODE_PREFIX as PREFIX
 from cmdsync.manifest.loader import Document
 from cmdsync.model import GLOBAL
 from cmdsync.state.as_manifest import to_command
-
-PREFIX = "discord.py:"
 
 
 @dataclass(frozen=True)
@@ -46,11 +45,6 @@ class CodeCommand:
     file: str
     line: int
     command: Any  # the discord.py command object, for callers that inspect handlers
-
-
-def is_code_source(path: str) -> bool:
-    """Whether a manifest argument names bot code (``discord.py:MODULE:ATTR``)."""
-    return path.startswith(PREFIX)
 
 
 _TREES: dict[str, Any] = {}  # trees handed to cmdsync.sync as objects, by reference
@@ -194,5 +188,6 @@ def code_documents(reference: str) -> tuple[list[Document], list[Diagnostic]]:
         positions: dict[tuple[str | int, ...], tuple[int, int]] = {
             (): (item.line, 1), path: (item.line, 1)}
         documents.append(Document(file=item.file, kind="yaml", data=data,
-                                  positions=positions, key_positions=dict(positions)))
+                                  positions=positions, key_positions=dict(positions),
+                                  source=reference))
     return documents, []

@@ -26,6 +26,12 @@ from cmdsync.client.redact import redact
 from cmdsync.errors import CmdsyncError, UsageError
 
 MAX_MANIFEST_BYTES = 10 * 1024 * 1024
+CODE_PREFIX = "discord.py:"  # a manifest argument naming bot code: discord.py:MODULE:ATTR
+
+
+def is_code_source(path: str) -> bool:
+    """Whether a manifest argument names bot code (``discord.py:MODULE:ATTR``)."""
+    return path.startswith(CODE_PREFIX)
 
 
 def text_digest(text: str) -> str:

@@ -155,6 +155,9 @@ class Document:
     unreadable: bool = False  # could not be read as text at all (exit code 2)
     # offline validate: an unset ${VAR} is a placeholder (a note), not an error
     placeholders: bool = False
+    # the reference (discord.py:MODULE:ATTR) of a document read from bot code;
+    # ``file`` is then the handler's source file
+    source: str | None = None
     # the ${VAR} values a YAML file read the fast way was interpolated with,
     # for computing its positions later (never shown: it holds the environment)
     env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,8 @@ from cmdsync.state import LiveState, live_scope
 from cmdsync.validate import gcpause
 
 FORMAT_VERSION = 1
+# the plan_hmac key (plan_key), or how to find it from the api_url the plan was read at
+Key = bytes | Callable[[str | None], "bytes | None"] | None
 PLAN_SCHEMA = "plan.schema.json"
 _ACTIONS = {action.word: action for action in Action}
 
@@ -290,12 +292,13 @@ def loads(text: str, *, path: str) -> tuple[Plan, str | None]:
     return saved.plan, saved.api_url
 
 
-def load_saved(text: str, *, path: str, key: bytes | None = None) -> SavedPlan:
+def load_saved(text: str, *, path: str, key: Key = None) -> SavedPlan:
     """A saved plan's text as a :class:`SavedPlan`.
 
     ``path`` only names the file in messages; ``key`` (:func:`plan_key` of
-    the credential at hand) checks its ``plan_hmac``: ``authentic`` when it
-    matches. One that does not (another credential) is no error. The document is checked
+    the credential at hand, or a function of the plan's ``api_url`` giving
+    it) checks its ``plan_hmac``: ``authentic`` when it matches. One that
+    does not (another credential) is no error. The document is checked
     against ``schemas/plan.schema.json`` (jsonschema-rs's verdict first,
     jsonschema's message for a document it refuses). Raises
     :class:`~cmdsync.errors.CmdsyncError` for text that is not JSON or not a
@@ -305,7 +308,7 @@ def load_saved(text: str, *, path: str, key: bytes | None = None) -> SavedPlan:
         return _load_saved(text, path=path, key=key)
 
 
-def _load_saved(text: str, *, path: str, key: bytes | None) -> SavedPlan:
+def _load_saved(text: str, *, path: str, key: Key) -> SavedPlan:
     import jsonschema_rs
 
     from cmdsync.validate.schema import load_schema
@@ -320,6 +323,8 @@ def _load_saved(text: str, *, path: str, key: bytes | None) -> SavedPlan:
         data = json.loads(text, parse_float=number, parse_constant=number)
     except ValueError as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
+    except RecursionError as exc:
+        raise CmdsyncError(f"cannot read the saved plan {path}: it nests too deep") from exc
     schema = load_schema(PLAN_SCHEMA)
     if not jsonschema_rs.Draft202012Validator(schema).is_valid(data):
         from jsonschema import Draft202012Validator  # words the message
@@ -337,7 +342,13 @@ def _load_saved(text: str, *, path: str, key: bytes | None) -> SavedPlan:
                            "Plan again: `cmdsync plan --out FILE`")
     api_url = data.get("api_url")
     plan = from_document(data)
-    prior = prior_state(plan.application_id, data["prior"]) if "prior" in data else None
+    try:
+        prior = prior_state(plan.application_id, data["prior"]) if "prior" in data else None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CmdsyncError(f"the saved plan {path} is malformed: its prior state: {exc!r}"
+                           ) from exc
+    if callable(key):
+        key = key(api_url if isinstance(api_url, str) else None)
     authentic = key is not None and isinstance(data.get("plan_hmac"), str) and \
         hmac.compare_digest(data["plan_hmac"], _hmac(key, canonical))
     return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior, authentic)

@@ -45,7 +45,7 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded
+from cmdsync.manifest.files import MAX_MANIFEST_BYTES, is_code_source, read_bounded
 from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import scope_label
 from cmdsync.plan import Action, Plan
@@ -185,7 +185,13 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
-    saved = load_saved_plan(path, key=saved_plan_key(connection, env))
+    def key(planned_at: str | None) -> bytes | None:  # of the credential it is applied with
+        try:
+            return saved_plan_key(_connection_for(path, connection, planned_at, env), env)
+        except UsageError:
+            return None  # applied elsewhere than planned: refused just below
+
+    saved = load_saved_plan(path, key=key)
     plan, planned_at = saved.plan, saved.api_url
     if not refresh and saved.prior is None:
         raise UsageError(f"{path} holds no prior state (it was not saved by `cmdsync plan "
@@ -195,6 +201,13 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
         raise UsageError("--no-refresh writes command by command: a bulk overwrite without "
                          "reading live state again would delete commands created since the "
                          "plan; drop --strategy bulk")
+    if not refresh and not saved.authentic:
+        raise UnsafePlanError(["its plan_hmac is missing or was made with another credential"],
+                              heading=(
+            f"--no-refresh applies only a plan cmdsync saved with the credential at hand: "
+            f"the backup comes from the live state {path} holds, which nothing else "
+            "vouches for; nothing was changed. Apply it without --no-refresh, or plan "
+            "again (`cmdsync plan --out FILE`):"))
     if not refresh and saved.prior is not None:
         missing = _prior_gaps(plan, saved.prior)
         if missing:
@@ -269,20 +282,32 @@ def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
 
 def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
                      authentic: bool = False) -> None:
-    """Refuse a saved plan whose manifests, present here, now give other bodies.
+    """Refuse a saved plan whose manifests now give other bodies or overwrites, and one
+    that nothing vouches for.
 
     In a CI checkout the manifests a plan was made from are beside it; a plan
-    edited by hand (or made from other files) must not be applied. Without
-    them (the plan alone was kept) the plan's own digest is the check. An
+    edited by hand (or made from other files) must not be applied. An
     ``authentic`` plan (its ``plan_hmac`` matches the credential at hand:
-    cmdsync wrote it from those manifests' texts) whose manifests have the
-    same texts as then (``manifest_sha256``, none interpolated) gives the
-    same bodies: they are not read again.
+    cmdsync wrote it) is applied alone when its manifests are not here, and
+    without reading them again when they have the texts it was made from
+    (``manifest_sha256``; none that may interpolate). Any other plan is held
+    against its manifests (bot code read again by its reference), and
+    refused when they are not all here: its ``plan_digest`` proves nothing,
+    since anyone can compute it again after an edit.
     Raises :class:`~cmdsync.errors.UnsafePlanError` before any request.
     """
-    files = [os.path.join(cwd, f) for f in plan.manifests]
-    if not files or not all(os.path.isfile(f) for f in files):
-        return
+    files = [f if is_code_source(f) else os.path.join(cwd, f) for f in plan.manifests]
+    if not files or not all(is_code_source(f) or os.path.isfile(f) for f in files):
+        if authentic:
+            return  # the plan alone was kept: its plan_hmac vouches for it
+        missing = [f for f in plan.manifests if not is_code_source(f)
+                   and not os.path.isfile(os.path.join(cwd, f))]
+        raise UnsafePlanError(
+            [f"{f}: not found" for f in missing] or ["the plan names no manifest"],
+            heading=f"the saved plan {path} is not signed with the credential at hand (its "
+            "plan_hmac) and the manifests it was made from are not all here, so nothing "
+            "vouches for what it would send; nothing was changed. Apply it beside its "
+            "manifests, or plan again (`cmdsync plan --out FILE`):")
     if authentic and _same_texts(files, plan.manifest_sha256):
         return
     from cmdsync.state import desired_state
@@ -345,7 +370,14 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
             raise UnsafePlanError(stale, heading="live state changed while the plan was "
                                   "reviewed; nothing was changed. Run apply again:")
     started = time.monotonic()
-    backup = _backup(plan, live, scheduled, cwd=cwd, now=clock())
+    try:
+        backup = _backup(plan, live, scheduled, cwd=cwd, now=clock())
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if refreshed:
+            raise
+        raise CmdsyncError(f"cannot back up the live state the saved plan holds, which is "
+                           f"malformed ({exc!r}); nothing was changed. Plan again (`cmdsync "
+                           "plan --out FILE`)") from exc
 
     def record(scope: str, count: int) -> None:
         ledger.record(cwd, api_url=session.api_url, application_id=app, scope=scope,

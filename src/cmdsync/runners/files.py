@@ -9,7 +9,7 @@ from __future__ import annotations
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import read_bounded, write_file
 from cmdsync.plan.changes import Plan
-from cmdsync.plan.planfile import SavedPlan, dumps, load_saved
+from cmdsync.plan.planfile import Key, SavedPlan, dumps, load_saved
 from cmdsync.state import LiveState
 
 MAX_PLAN_BYTES = 256 * 1024 * 1024
@@ -39,7 +39,7 @@ def load_plan(path: str) -> tuple[Plan, str | None]:
     return saved.plan, saved.api_url
 
 
-def load_saved_plan(path: str, *, key: bytes | None = None) -> SavedPlan:
+def load_saved_plan(path: str, *, key: Key = None) -> SavedPlan:
     """A saved plan, its ``api_url``, the live state it was made from and, with ``key``,
     whether its ``plan_hmac`` proves it cmdsync's own; raises as :func:`load_plan` does."""
     try:

@@ -107,10 +107,12 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
 def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
                    ) -> bytes | None:
     """The ``plan_hmac`` key (:func:`cmdsync.plan.planfile.plan_key`) of the credential
-    ``connection`` reads live state with; None for ``--local`` or without one (then
-    saved plans carry no ``plan_hmac``, and apply reads their manifests again)."""
+    ``connection`` reads live state with (for ``--local``, the local emulator's bot
+    token); None without one (then saved plans carry no ``plan_hmac``)."""
     if connection.local:
-        return None
+        from cmdsync.emulator.seed import BOT_TOKEN
+
+        return plan_key(BOT_TOKEN)
     try:
         auth = auth_from_env(os.environ if env is None else env,
                              token_file=connection.token_file,

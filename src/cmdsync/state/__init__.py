@@ -43,3 +43,7 @@ def __getattr__(name: str) -> Any:
 __all__ = ["DesiredCommand", "DesiredScope", "DesiredState", "LiveScope", "LiveState",
            "Overwrite", "desired_state", "live_scope", "manifest_application_id",
            "scope_order", "state_digest"]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_DESIRED))

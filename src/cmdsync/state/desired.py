@@ -67,7 +67,8 @@ class DesiredState:
     ``digest`` is ``"sha256:<hex>"`` of the desired state after
     interpolation (see :func:`state_digest`), so a saved plan can tell
     whether the manifest changed since. ``sources`` holds, for each of
-    ``files``, :func:`text_digest` of its text, or None when its bodies
+    ``files`` (bot code by its ``discord.py:MODULE:ATTR`` reference),
+    :func:`text_digest` of its text, or None when its bodies
     depend on more than its text (it holds a ``$``, written or escaped, which
     may interpolate the environment: :func:`~cmdsync.manifest.interpolate.may_interpolate`)
     or it is not a file read as text (commands from code).
@@ -152,11 +153,12 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
     built = {scope: DesiredScope(scope, tuple(info.get("commands", ())), info["manages"],
                                  info["permissions"], info["prune"])
              for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
-    files = tuple(doc.file for doc in manifest.documents)
-    sources = tuple(text_digest(doc.text) if doc.text and not may_interpolate(
-        doc.text.encode("utf-8", "surrogatepass")) else None for doc in manifest.documents)
-    return DesiredState(application_id, built, files,
-                        state_digest(application_id, built.values()), sources)
+    # a file's text, or bot code by its reference (read again as given)
+    read = {doc.source or doc.file: None if doc.source is not None or not doc.text
+            or may_interpolate(doc.text.encode("utf-8", "surrogatepass"))
+            else text_digest(doc.text) for doc in manifest.documents}
+    return DesiredState(application_id, built, tuple(read),
+                        state_digest(application_id, built.values()), tuple(read.values()))
 
 
 def manifest_application_id(manifest: ManifestSet) -> str | None:

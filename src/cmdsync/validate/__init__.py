@@ -39,3 +39,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(check, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

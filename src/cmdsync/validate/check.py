@@ -18,9 +18,10 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from cmdsync.manifest.code import code_documents, is_code_source
+from cmdsync.manifest.code import code_documents
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect
+from cmdsync.manifest.files import is_code_source
 from cmdsync.manifest.loader import Document, SharedBodies, load_file
 from cmdsync.validate import gcpause
 from cmdsync.validate.rules import all_rules
