@@ -495,7 +495,7 @@ def _write_manifest(text: str, output_file: str | None, *, force: bool) -> int:
         return EXIT_OK
     from cmdsync.manifest.files import write_file
 
-    write_file(output_file, text, what="the manifest", overwrite=force)
+    write_file(output_file, text, what="the manifest", overwrite=force, data=True)
     console.info(f"Wrote {output_file}.\n")
     return EXIT_OK
 

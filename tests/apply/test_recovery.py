@@ -580,3 +580,20 @@ def test_a_plan_alone_applies_only_when_signed_with_the_credential_at_hand(
     assert emulator.log.counts()["writes"] == 0
     result = apply_plan_file(emulator, signed, tmp_path, refresh=False).result
     assert result is not None and result.ok
+
+
+def test_text_shaped_like_a_credential_reads_back_exactly_from_plans_and_backups(
+        emulator: Emulator, tmp_path: Path) -> None:
+    """Only real secrets are redacted from saved plans and backups: a description that
+    merely looks like an Authorization value is data, kept as written."""
+    before, after = "Basic moderation-tools-v2-edition", "Bearer tooling-for-mods-edition-3"
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}",
+                                                           f"description: {before}}}"))
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", f"description: {after}}}"))
+    saved = _saved(emulator, tmp_path, path)
+    assert after in Path(saved).read_text(encoding="utf-8")
+    result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
+    assert result is not None and result.ok and result.backup is not None
+    assert before in (tmp_path / result.backup).read_text(encoding="utf-8")
+    assert [c.get("description") for c in commands(emulator, OTHER)] == [after, "B"]

@@ -109,7 +109,7 @@ def write_backup(manifest: dict[str, Any], *, cwd: str, application_id: str, now
             raise CmdsyncError(f"cannot write the backup {relative}: {exc.strerror or exc}; "
                                "nothing was changed") from exc
         try:
-            write_file(target, text, what="the backup", overwrite=False)
+            write_file(target, text, what="the backup", overwrite=False, data=True)
         except CmdsyncError as exc:
             raise CmdsyncError(f"{exc}; nothing was changed") from exc
         return relative

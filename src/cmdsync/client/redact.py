@@ -45,10 +45,18 @@ def _secrets(env: Mapping[str, str]) -> list[str]:
     return sorted(found, key=len, reverse=True)  # a secret inside another goes last
 
 
-def redact(text: str, env: Mapping[str, str] | None = None) -> str:
-    """``text`` with every secret replaced by ``[redacted]``; see the module docstring."""
+def redact(text: str, env: Mapping[str, str] | None = None, *, shapes: bool = True) -> str:
+    """``text`` with every secret replaced by ``[redacted]``; see the module docstring.
+
+    Without ``shapes``, only the secrets cmdsync read and those of the secret
+    environment variables: text merely shaped like a credential stays (data
+    that must read back exactly, such as a command described as ``Basic
+    moderation-tools-v2-edition``).
+    """
     for secret in _secrets(os.environ if env is None else env):
         text = text.replace(secret, REDACTED)
+    if not shapes:
+        return text
     # Each pattern only where what it needs is present: a large backup or plan
     # holds neither, and the two scans cost a quarter of a second on 6 MB.
     if "Bot " in text or "Bearer " in text or "Basic " in text:

@@ -89,8 +89,12 @@ def read_bounded(path: str, limit: int) -> bytes:
 
 
 def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
-               mode: int = 0o644) -> None:
+               mode: int = 0o644, data: bool = False) -> None:
     """Write ``text`` (secrets redacted) to ``path`` atomically.
+
+    ``data``: the text must read back exactly (a saved plan, a backup, a
+    pulled manifest), so only the secrets cmdsync read are redacted, not text
+    merely shaped like a credential (:func:`cmdsync.client.redact.redact`).
 
     ``what`` names the file in messages (``"the plan"``). Raises
     :class:`~cmdsync.errors.UsageError` for a destination that is a symbolic
@@ -118,7 +122,7 @@ def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
     try:
         handle, temp = tempfile.mkstemp(dir=directory, prefix=".cmdsync-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(redact(text))
+            out.write(redact(text, shapes=not data))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, mode & ~umask)

@@ -26,7 +26,8 @@ def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
     when it cannot be written.
     """
-    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key), what="the plan")
+    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key), what="the plan",
+               data=True)
 
 
 def load_plan(path: str) -> tuple[Plan, str | None]:
