@@ -80,6 +80,10 @@ CASES: dict[str, tuple[str, Callable[[Path], None], int, str]] = {
               "empty.yaml:1:1: CS001 file is empty"),
     "whitespace-only-json": ("blank.json", lambda p: p.write_text(
         "  \n", encoding="utf-8"), 1, "blank.json:1:1: CS001 file is empty"),
+    "lone-surrogate-json": ("half.json", lambda p: p.write_text(
+        '[{"name": "ping", "description": "a \\\\ud83d \\ud83d\\ude00 b \\udc00"}]',
+        encoding="utf-8"), 1,
+        "half.json:1:60: CS001 invalid JSON string: \\udc00 is half of a surrogate pair"),
 }
 
 

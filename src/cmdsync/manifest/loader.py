@@ -278,6 +278,45 @@ def _parse_json(doc: Document) -> None:
     else:
         if duplicates:
             _report_json_duplicates(doc, duplicates)
+        match = next((m for m in _LONE_SURROGATE_ESCAPE.finditer(doc.text)
+                      if _escapes(doc.text, m.start())), None)
+        if match is not None and _holds_lone_surrogate(doc.data):
+            line = doc.text.count("\n", 0, match.start()) + 1
+            column = match.start() - (doc.text.rfind("\n", 0, match.start()) + 1) + 1
+            _problem(doc, "CS001", f"invalid JSON string: {match.group(0)} is half of a "
+                     "surrogate pair, not a character (YAML refuses it too); write the "
+                     "character itself, or both halves", line, column)
+            doc.data = None
+
+
+# A \uD800-\uDFFF escape not part of a pair: json.loads keeps it as a lone surrogate,
+# which is no character, cannot be written as UTF-8, and Discord refuses.
+_LONE_SURROGATE_ESCAPE = re.compile(
+    r"(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})")
+
+
+def _escapes(text: str, index: int) -> bool:
+    """Whether the backslash at ``index`` starts an escape (is not itself escaped)."""
+    start = index
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (index - start) % 2 == 0
+
+
+def _holds_lone_surrogate(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in value):
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 def _report_json_duplicates(doc: Document, keys: list[str]) -> None:
