@@ -421,7 +421,7 @@ def plan(
         from cmdsync.runners.session import saved_plan_key
 
         save_plan(result, out, api_url=run.api_url, prior=run.live,
-                  key=saved_plan_key(connection, env))
+                  key=saved_plan_key(connection, env), manifest=run.validation.manifest)
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         if not console.QUIET:
             (console.err if output is PlanFormat.json else console.out)(message)

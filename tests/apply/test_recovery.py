@@ -161,7 +161,8 @@ def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = 
     saved = str(tmp_path / "plan.json")
     save(run.plan, saved, api_url=api_url or run.api_url,
          prior=(prior or run.live) if keep_prior else None,
-         key=saved_plan_key(connection(emulator), ENV) if signed else None)
+         key=saved_plan_key(connection(emulator), ENV) if signed else None,
+         manifest=run.validation.manifest)
     return saved
 
 

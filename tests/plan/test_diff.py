@@ -49,7 +49,7 @@ def test_create_update_delete_no_op() -> None:
         (), True, True, 1, {**TOTALS, "CHAT_INPUT": 3}, refs(ping, ban, old)),),
         (("global: chat_input 'old' is deleted and 'new' created; if this is a rename, add "
          "`id: \"12\"` to 'new' in the manifest to keep the command's id and spend no create"),),
-        (), state.digest, state.files, state.sources)
+        (), state.digest, state.files)
     assert (plan.count(Action.CREATE), plan.count(Action.UPDATE),
             plan.count(Action.DELETE), plan.permission_changes) == (1, 1, 1, 0)
     assert plan.has_changes

@@ -85,15 +85,23 @@ def test_plan_hmac_proves_a_plan_cmdsync_wrote_with_the_same_credential() -> Non
     assert edited.plan.scopes[0].commands[0].body["description"] == "Pong"
 
 
+def _sources(text: str) -> tuple[str | None, ...]:
+    from cmdsync.manifest.entries import collect
+    from cmdsync.manifest.loader import load_text
+    from cmdsync.state.desired import manifest_sources
+
+    return manifest_sources(collect([load_text(text, file="m.yaml", kind="yaml", env={})]))
+
+
 def test_manifest_sha256_holds_each_text_unless_it_may_interpolate() -> None:
-    assert _plan().manifest_sha256 == (text_digest(MANIFEST),)
+    assert _sources(MANIFEST) == (text_digest(MANIFEST),)
     assert text_digest(MANIFEST) == "sha256:" + hashlib.sha256(MANIFEST.encode()).hexdigest()
-    interpolated = desired("commands: [{name: ping, description: '${WHAT:-Ping}'}]\n")
-    assert interpolated.sources == (None,)
+    assert _plan().manifest_sha256 == ()  # worked out only when a plan is saved
+    assert _sources("commands: [{name: ping, description: '${WHAT:-Ping}'}]\n") == (None,)
     for escaped in ('"$\\x7BWHAT:-Ping}"', '"\\x24{WHAT:-Ping}"', '"\\u0024{WHAT:-Ping}"',
-                    '"$\\\n  {WHAT:-Ping}"'):  # YAML escapes that write "${"
-        state = desired(f"commands: [{{name: ping, description: {escaped}}}]\n")
-        assert state.sources == (None,), escaped
+                    '"$\\\n  {WHAT:-Ping}"', '"\\U00000024{WHAT:-Ping}"'):  # "${" by escapes
+        assert _sources(f"commands: [{{name: ping, description: {escaped}}}]\n") == (None,), \
+            escaped
 
 
 def test_commands_from_bot_code_are_recorded_by_their_reference() -> None:
@@ -102,13 +110,15 @@ def test_commands_from_bot_code_are_recorded_by_their_reference() -> None:
     from cmdsync.manifest.entries import collect
     from cmdsync.manifest.loader import Document
     from cmdsync.state import desired_state
+    from cmdsync.state.desired import manifest_sources
 
     reference = "discord.py:bot:tree"
     documents = [Document(file="bot/shop.py", kind="yaml", source=reference,
                           data={"commands": [{"name": name, "description": name}]})
                  for name in ("buy", "sell")]
     state = desired_state(collect(documents), application_id="111111111111111111")
-    assert (state.files, state.sources) == ((reference,), (None,))
+    assert state.files == (reference,)
+    assert manifest_sources(collect(documents)) == (None,)
 
 
 def test_a_malformed_saved_plan_is_an_error_not_a_traceback() -> None:

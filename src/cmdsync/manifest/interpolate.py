@@ -12,13 +12,13 @@ from collections.abc import Mapping
 _PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A "$" in a value comes from a "$" in the text or from an escape that writes one
 # (YAML's double-quoted \x24, \u0024 and \U00000024; JSON's \u0024).
-_DOLLAR = re.compile(rb"\$|\\(?:x24|u0024|U00000024)", re.IGNORECASE)
+_ESCAPED_DOLLAR = re.compile(rb"\\(?:x24|u0024|U00000024)", re.IGNORECASE)
 
 
 def may_interpolate(text: bytes) -> bool:
     """Whether a manifest file's ``text`` (its bytes) could hold a value with ``${``,
     whose bodies may then depend on the environment: any ``$``, written or escaped."""
-    return _DOLLAR.search(text) is not None
+    return b"$" in text or (b"\\" in text and _ESCAPED_DOLLAR.search(text) is not None)
 
 
 def interpolate(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:

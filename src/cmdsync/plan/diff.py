@@ -147,7 +147,7 @@ class Differ:
         warnings.extend(rename_warnings(matched, desired, live))
         warnings.extend(hints)
         return Plan(live.application_id, tuple(plans), tuple(warnings), tuple(errors),
-                    desired.digest, desired.files, desired.sources)
+                    desired.digest, desired.files)
 
 
 def _scope_commands(scope: DesiredScope, live: Iterable[Mapping[str, Any]], prune: bool,

@@ -6,26 +6,39 @@ Reading and writing live here, so :mod:`cmdsync.plan.planfile` stays pure
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import read_bounded, write_file
 from cmdsync.plan.changes import Plan
 from cmdsync.plan.planfile import Key, SavedPlan, dumps, load_saved
 from cmdsync.state import LiveState
 
+if TYPE_CHECKING:
+    from cmdsync.manifest.entries import ManifestSet
+
 MAX_PLAN_BYTES = 256 * 1024 * 1024
 
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
-              prior: LiveState | None = None, key: bytes | None = None) -> None:
+              prior: LiveState | None = None, key: bytes | None = None,
+              manifest: ManifestSet | None = None) -> None:
     """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
     a regular file only, secrets redacted), with the live state it was made
     from (``prior``, see :func:`cmdsync.plan.planfile.to_document`) and, with
-    ``key`` (:func:`cmdsync.runners.session.saved_plan_key`), its ``plan_hmac``.
+    ``key`` (:func:`cmdsync.runners.session.saved_plan_key`), its ``plan_hmac``;
+    with ``manifest`` (the manifests it was made from), the digest of each one's
+    text (``manifest_sha256``, :func:`cmdsync.state.desired.manifest_sources`).
 
     Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
     when it cannot be written.
     """
+    if manifest is not None:
+        from cmdsync.state.desired import manifest_sources
+
+        plan = replace(plan, manifest_sha256=manifest_sources(manifest))
     write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key), what="the plan",
                data=True)
 

@@ -17,7 +17,6 @@ from typing import Any
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
-from cmdsync.manifest.files import text_digest
 from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
@@ -66,19 +65,14 @@ class DesiredState:
 
     ``digest`` is ``"sha256:<hex>"`` of the desired state after
     interpolation (see :func:`state_digest`), so a saved plan can tell
-    whether the manifest changed since. ``sources`` holds, for each of
-    ``files`` (bot code by its ``discord.py:MODULE:ATTR`` reference),
-    :func:`text_digest` of its text, or None when its bodies
-    depend on more than its text (it holds a ``$``, written or escaped, which
-    may interpolate the environment: :func:`~cmdsync.manifest.interpolate.may_interpolate`)
-    or it is not a file read as text (commands from code).
+    whether the manifest changed since. ``files`` are the manifest files it
+    was read from, and bot code by its ``discord.py:MODULE:ATTR`` reference.
     """
 
     application_id: str | None
     scopes: Mapping[str, DesiredScope]
     files: tuple[str, ...] = ()
     digest: str = ""
-    sources: tuple[str | None, ...] = ()
 
     def entries(self) -> dict[tuple[str, int, str], CommandEntry]:
         """The manifest command behind each ``(scope, type, name)``: where it is written
@@ -153,12 +147,29 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
     built = {scope: DesiredScope(scope, tuple(info.get("commands", ())), info["manages"],
                                  info["permissions"], info["prune"])
              for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
-    # a file's text, or bot code by its reference (read again as given)
-    read = {doc.source or doc.file: None if doc.source is not None or not doc.text
-            or may_interpolate(doc.text.encode("utf-8", "surrogatepass"))
-            else text_digest(doc.text) for doc in manifest.documents}
-    return DesiredState(application_id, built, tuple(read),
-                        state_digest(application_id, built.values()), tuple(read.values()))
+    files = tuple(dict.fromkeys(doc.source or doc.file for doc in manifest.documents))
+    return DesiredState(application_id, built, files,
+                        state_digest(application_id, built.values()))
+
+
+def manifest_sources(manifest: ManifestSet) -> tuple[str | None, ...]:
+    """For each of :func:`desired_state`'s ``files``: :func:`text_digest` of its text, or
+    None when its bodies depend on more than its text (it holds a ``$``, written or
+    escaped, which may interpolate the environment:
+    :func:`~cmdsync.manifest.interpolate.may_interpolate`) or it is bot code.
+
+    Worked out only for a plan that is saved (``plan --out``): hashing a large
+    manifest again is no part of a plan's way to its first request.
+    """
+    sources: dict[str, str | None] = {}
+    for doc in manifest.documents:
+        digest = None
+        if doc.source is None and doc.text:
+            encoded = doc.text.encode("utf-8", "surrogatepass")
+            if not may_interpolate(encoded):
+                digest = "sha256:" + hashlib.sha256(encoded).hexdigest()
+        sources[doc.source or doc.file] = digest
+    return tuple(sources.values())
 
 
 def manifest_application_id(manifest: ManifestSet) -> str | None:
