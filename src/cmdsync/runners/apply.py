@@ -179,12 +179,15 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
     Raises :class:`~cmdsync.errors.UsageError` for flags that contradict the
     plan, and :class:`~cmdsync.errors.UnsafePlanError` naming what
-    changed when the plan is stale.
+    changed when the plan is stale, what differs from its manifests
+    (:func:`_check_manifests`), or, without ``refresh``, when it is not
+    signed with the credential at hand (its ``plan_hmac``).
     """
     from cmdsync.runners.files import load_saved_plan
 
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
+
     def key(planned_at: str | None) -> bytes | None:  # of the credential it is applied with
         try:
             return saved_plan_key(_connection_for(path, connection, planned_at, env), env)
