@@ -166,6 +166,15 @@ def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = 
     return saved
 
 
+def _alpha_changed(emulator: Emulator, tmp_path: Path) -> str:
+    """TWO_GUILDS applied, then written again with alpha's description changed: the
+    manifest's path (a plan of it updates one command of guild OTHER)."""
+    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
+    apply(emulator, [path], tmp_path)
+    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    return path
+
+
 def _no_reading_manifests(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Records each time apply reads a saved plan's manifests again."""
     read: list[list[str]] = []
@@ -184,9 +193,7 @@ def test_a_plan_signed_with_the_token_beside_its_unchanged_manifests_is_not_read
     """plan_hmac (keyed with the bot token) and manifest_sha256: the bodies are the
     plan's own, from these very texts. Without either, apply reads the manifests."""
     read = _no_reading_manifests(monkeypatch)
-    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
-    apply(emulator, [path], tmp_path)
-    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    path = _alpha_changed(emulator, tmp_path)
     saved = _saved(emulator, tmp_path, path, signed=True)
     result = apply_plan_file(emulator, saved, tmp_path, refresh=False).result
     assert result is not None and result.ok and read == []
@@ -205,9 +212,7 @@ def test_a_plan_signed_with_the_token_beside_its_unchanged_manifests_is_not_read
 def test_a_signed_plan_edited_and_digested_again_is_held_against_its_manifests(
         emulator: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     read = _no_reading_manifests(monkeypatch)
-    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
-    apply(emulator, [path], tmp_path)
-    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    path = _alpha_changed(emulator, tmp_path)
     saved = Path(_saved(emulator, tmp_path, path, signed=True))
     document = json.loads(saved.read_text(encoding="utf-8"))
     changed = next(c for scope in document["scopes"] for c in scope["commands"]
@@ -276,9 +281,7 @@ def test_no_refresh_writes_the_plan_as_it_stands_and_reports_what_failed(
         emulator: Emulator, tmp_path: Path) -> None:
     """A command deleted since the plan: its update fails (404) and is reported; nothing
     else is lost, and the report says what was done."""
-    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
-    apply(emulator, [path], tmp_path)
-    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    path = _alpha_changed(emulator, tmp_path)
     saved = _saved(emulator, tmp_path, path)
     alpha = next(c["id"] for c in commands(emulator, OTHER) if c["name"] == "alpha")
 
@@ -311,9 +314,7 @@ def test_no_refresh_needs_a_plan_saved_with_its_prior_state(
 
 def test_no_refresh_refuses_a_bulk_overwrite_and_a_prior_state_that_misses_commands(
         emulator: Emulator, tmp_path: Path) -> None:
-    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
-    apply(emulator, [path], tmp_path)
-    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    path = _alpha_changed(emulator, tmp_path)
     saved = _saved(emulator, tmp_path, path)
     emulator.log.clear()
     with pytest.raises(UsageError) as refused:
@@ -565,9 +566,7 @@ def test_a_plan_whose_overwrites_were_edited_is_held_against_its_manifests(
 def test_a_plan_alone_applies_only_when_signed_with_the_credential_at_hand(
         emulator: Emulator, tmp_path: Path) -> None:
     """Without its manifests beside it, only plan_hmac can vouch for a plan."""
-    path = write(tmp_path / "bot.yaml", TWO_GUILDS)
-    apply(emulator, [path], tmp_path)
-    write(tmp_path / "bot.yaml", TWO_GUILDS.replace("description: A}", "description: A2}"))
+    path = _alpha_changed(emulator, tmp_path)
     unsigned = _saved(emulator, tmp_path, path, signed=False)
     Path(unsigned).rename(tmp_path / "unsigned.json")
     signed = _saved(emulator, tmp_path, path)

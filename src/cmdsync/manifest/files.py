@@ -37,7 +37,13 @@ def is_code_source(path: str) -> bool:
 def text_digest(text: str) -> str:
     """``"sha256:<hex>"`` of ``text`` encoded as UTF-8: a manifest file's text as the
     loader decoded it (a byte order mark dropped)."""
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return bytes_digest(text.encode("utf-8", "surrogatepass"))
+
+
+def bytes_digest(data: bytes) -> str:
+    """``"sha256:<hex>"`` of ``data``: :func:`text_digest` of a manifest file's text,
+    from its UTF-8 bytes (a byte order mark dropped)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),

@@ -223,13 +223,17 @@ def plan_digest(document: Mapping[str, Any], *, floats: bool = True) -> str:
     the two write differently: ``1e-07`` and ``1e-7``). An integer past 64
     bits or a lone surrogate, which orjson refuses, goes the ``json`` way.
     """
-    return "sha256:" + hashlib.sha256(_canonical(document, floats=floats)).hexdigest()
+    return _sha256(_canonical(document, floats=floats))
 
 
 def plan_key(secret: str) -> bytes:
     """The ``plan_hmac`` key of a credential (a bot token or a client secret): its
     SHA-256 under a label of its own, so the credential serves no other MAC."""
     return hashlib.sha256(b"cmdsync saved plan\x00" + secret.encode("utf-8")).digest()
+
+
+def _sha256(canonical: bytes) -> str:
+    return "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
 def _hmac(key: bytes, canonical: bytes) -> str:
@@ -256,7 +260,7 @@ def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = N
     still reads line by line)."""
     document = to_document(plan, api_url=api_url, prior=prior)
     canonical = _canonical(document, floats=True)
-    document["plan_digest"] = "sha256:" + hashlib.sha256(canonical).hexdigest()
+    document["plan_digest"] = _sha256(canonical)
     if key is not None:
         document["plan_hmac"] = _hmac(key, canonical)
     return _text(document)
@@ -336,7 +340,7 @@ def _load_saved(text: str, *, path: str, key: Key) -> SavedPlan:
             raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: "
                                f"{problems[0].message}")
     canonical = _canonical(data, floats=bool(floats))
-    if data.get("plan_digest") != "sha256:" + hashlib.sha256(canonical).hexdigest():
+    if data.get("plan_digest") != _sha256(canonical):
         raise CmdsyncError(f"the saved plan {path} was changed after cmdsync wrote it (its "
                            "plan_digest does not match its content); nothing was changed. "
                            "Plan again: `cmdsync plan --out FILE`")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import hashlib
 import os
 import signal
 import time
@@ -45,7 +44,12 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.manifest.files import MAX_MANIFEST_BYTES, is_code_source, read_bounded
+from cmdsync.manifest.files import (
+    MAX_MANIFEST_BYTES,
+    bytes_digest,
+    is_code_source,
+    read_bounded,
+)
 from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import scope_label
 from cmdsync.plan import Action, Plan
@@ -345,7 +349,7 @@ def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
         except OSError:
             return False
         raw = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-        if may_interpolate(raw) or "sha256:" + hashlib.sha256(raw).hexdigest() != digest:
+        if may_interpolate(raw) or bytes_digest(raw) != digest:
             return False
     return True
 

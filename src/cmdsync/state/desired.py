@@ -17,6 +17,7 @@ from typing import Any
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
+from cmdsync.manifest.files import bytes_digest
 from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import GLOBAL
 from cmdsync.state.live import Overwrite, scope_order
@@ -167,7 +168,7 @@ def manifest_sources(manifest: ManifestSet) -> tuple[str | None, ...]:
         if doc.source is None and doc.text:
             encoded = doc.text.encode("utf-8", "surrogatepass")
             if not may_interpolate(encoded):
-                digest = "sha256:" + hashlib.sha256(encoded).hexdigest()
+                digest = bytes_digest(encoded)
         sources[doc.source or doc.file] = digest
     return tuple(sources.values())
 
