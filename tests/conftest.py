@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import settings
+
+from tests.support import paths
 
 # Property tests draw the same examples on every run (a seeded search), so a
 # test fails for the code, never for the draw; CMDSYNC_HYPOTHESIS_RANDOM=1
@@ -13,6 +17,17 @@ from hypothesis import settings
 settings.register_profile("seeded", derandomize=True, database=None)
 settings.register_profile("random")
 settings.load_profile("random" if os.environ.get("CMDSYNC_HYPOTHESIS_RANDOM") else "seeded")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``corpus`` every test that reads the real-world corpus beside the repository
+    (a corpus file among its parameters, or marked so by its module), so that
+    ``pytest -m corpus`` runs just those against a corpus found elsewhere."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        values = callspec.params.values() if callspec is not None else ()
+        if any(isinstance(v, Path) and v.is_relative_to(paths.CORPUS) for v in values):
+            item.add_marker(pytest.mark.corpus)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -38,9 +38,9 @@ from tests.support.corpus import (
 
 SHARED = paths.SHARED
 CORPUS = SHARED / "corpus"
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.corpus, pytest.mark.skipif(
     not CORPUS.is_dir(),
-    reason=f"real-world corpus not found at {CORPUS}: it lives beside the repository, not in it")
+    reason=f"real-world corpus not found at {CORPUS}: it lives beside the repository, not in it")]
 
 
 def _found(diagnostics: list[Diagnostic], severity: Severity) -> set[tuple[str, str]]:

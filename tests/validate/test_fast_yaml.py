@@ -28,9 +28,10 @@ from cmdsync.manifest.loader import (
     _parse_fast,
     load_text,
 )
+from tests.support import paths
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = paths.CORPUS
 ENV = {"GUILD": "222222222222222222", "NAME": "ping"}
 
 
@@ -84,7 +85,7 @@ def _yaml_files() -> list[Path]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("path", _yaml_files(), ids=lambda p: str(p.relative_to(ROOT.parent)))
+@pytest.mark.parametrize("path", _yaml_files(), ids=paths.label)
 def test_every_yaml_file_reads_the_same_both_ways(path: Path) -> None:
     raw = path.read_bytes()
     try:
