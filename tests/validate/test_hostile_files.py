@@ -135,3 +135,36 @@ def test_directory_of_thousands_of_files(tmp_path: Path) -> None:
     assert code == 1
     assert output.splitlines()[0].startswith(f"{tmp_path / 'guild-0042.yaml'}:2:1: CS001 ")
     assert output.splitlines()[-1] == "Found 1 error in 1 of 3000 files."
+
+
+def test_a_million_bad_items_give_a_hundred_errors_and_a_note(tmp_path: Path) -> None:
+    """A 7 MB array of a million integers: the first 100 schema errors, then one CS003
+    saying the rest was not checked, instead of a million lines (issue 28, item 6)."""
+    path = tmp_path / "ints.json"
+    path.write_text(json.dumps(list(range(1_000_000))), encoding="utf-8")
+    code, output = validate(path)
+    lines = output.splitlines()
+    assert code == 1
+    assert sum(" CS011 value must be an object, not an integer" in line for line in lines) == 100
+    assert f"{path}:1:1: CS003 more than 100 schema errors in this file" in output
+    assert lines[-1] == "Found 101 errors in 1 of 1 file."
+
+
+def test_a_plan_of_a_million_bad_warnings_is_refused_at_the_first(tmp_path: Path) -> None:
+    """A 3 MB saved plan of a million non-string warnings is refused naming the first,
+    under the address-space limit (it took 43 s and 3.6 GB; issue 28, item 6)."""
+    plan = {"format_version": 1, "application_id": "111111111111111111",
+            "api_url": None, "manifest_digest": "sha256:" + "0" * 64, "manifests": [],
+            "summary": {"create": 0, "update": 0, "delete": 0, "permission_sets": 0,
+                        "has_changes": False},
+            "scopes": [], "warnings": [1] * 1_000_000, "errors": []}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", "DISCORD_BOT_TOKEN": "hostile-test-token"}
+    done = subprocess.run([sys.executable, "-m", "cmdsync", "apply", str(path)],
+                          capture_output=True, text=True, env=env, timeout=TIME_LIMIT,
+                          preexec_fn=_limit_memory, check=False, cwd=tmp_path)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == (
+        f"error: {path} is not a cmdsync plan: /warnings/0: 1 is not of type 'string'")

@@ -212,6 +212,11 @@ def _scope_from(data: Mapping[str, Any]) -> ScopePlan:
                      data["creates"], dict(data["totals"]), live)
 
 
+def _short(message: str, limit: int = 200) -> str:
+    """``message`` cut to ``limit`` characters (jsonschema quotes the whole bad value)."""
+    return message if len(message) <= limit else message[:limit] + "..."
+
+
 def plan_digest(document: Mapping[str, Any], *, floats: bool = True) -> str:
     """``"sha256:<hex>"`` of ``document`` without its ``plan_digest`` and ``plan_hmac``:
     of its JSON with keys sorted, no spaces, non-ASCII characters as UTF-8
@@ -333,12 +338,13 @@ def _load_saved(text: str, *, path: str, key: Key) -> SavedPlan:
     if not jsonschema_rs.Draft202012Validator(schema).is_valid(data):
         from jsonschema import Draft202012Validator  # words the message
 
-        problems = sorted(Draft202012Validator(schema).iter_errors(data),
-                          key=lambda e: list(e.absolute_path))
-        if problems:
-            where = "/".join(str(p) for p in problems[0].absolute_path)
+        # the first error found, not every one: a plan of a million bad entries is
+        # refused as fast, and in as little memory, as a plan of one
+        problem = next(iter(Draft202012Validator(schema).iter_errors(data)), None)
+        if problem is not None:
+            where = "/".join(str(p) for p in problem.absolute_path)
             raise CmdsyncError(f"{path} is not a cmdsync plan: /{where}: "
-                               f"{problems[0].message}")
+                               f"{_short(problem.message)}")
     canonical = _canonical(data, floats=bool(floats))
     if data.get("plan_digest") != _sha256(canonical):
         raise CmdsyncError(f"the saved plan {path} was changed after cmdsync wrote it (its "

@@ -154,8 +154,16 @@ def is_valid(data: Any, kind: str) -> bool:
         return False
 
 
+MAX_SCHEMA_DIAGNOSTICS = 100  # per file; then one CS003 says the rest was not checked
+
+
 def check_document(doc: Document) -> list[Diagnostic]:
-    """Validate a parsed document against the manifest or command-array schema."""
+    """Validate a parsed document against the manifest or command-array schema.
+
+    At most :data:`MAX_SCHEMA_DIAGNOSTICS` schema diagnostics, then one CS003
+    saying the rest of the file was not checked: a file of a million bad
+    items is refused as fast, and in as little memory, as a file of a hundred.
+    """
     data = doc.data
     if isinstance(data, dict):
         kind = "manifest"
@@ -173,6 +181,14 @@ def check_document(doc: Document) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for error in _validator(kind).iter_errors(data):
         found.extend(_diagnostics(doc, error, raw=raw))
+        if len(found) >= MAX_SCHEMA_DIAGNOSTICS:  # as compilers stop: the rest is noise
+            found = found[:MAX_SCHEMA_DIAGNOSTICS]
+            found.append(Diagnostic(
+                "CS003", Severity.ERROR,
+                f"more than {MAX_SCHEMA_DIAGNOSTICS} schema errors in this file: the first "
+                f"{MAX_SCHEMA_DIAGNOSTICS} are shown and the rest was not checked; fix "
+                "these and validate again", doc.locate(())))
+            break
     return found
 
 

@@ -1,9 +1,11 @@
-"""Aliases and nesting must stay within bounds.
+"""Aliases, nesting and errors must stay within bounds.
 
 A "billion laughs" file nests aliases so that a few lines expand to billions
 of nodes. cmdsync stops once aliases expand to more than 100,000 nodes plus
 ten times the file's own node count, or the data is nested more than 64
-levels deep (a manifest needs about 8). Checked while loading.
+levels deep (a manifest needs about 8). Checked while loading. A file with
+more than 100 schema errors (a list of a million numbers, say) shows the
+first 100 and this error: the rest of it is not checked.
 
 Failing::
 
@@ -27,6 +29,6 @@ from cmdsync.manifest.diagnostics import Severity
 
 ID = "CS003"
 NAME = "resource-limit"
-TITLE = "Aliases and nesting stay within bounds"
+TITLE = "Aliases, nesting and errors stay within bounds"
 SEVERITY = Severity.ERROR
 CHECKED_BY = "loader"
