@@ -203,3 +203,76 @@ def _same_body(sent: Mapping[str, Any], declared: Mapping[str, Any]) -> bool:
 def _type(body: Mapping[str, Any]) -> int:
     value = body.get("type", 1)
     return int(value) if isinstance(value, int) else 1
+
+
+def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
+    """How a saved plan differs from ``fresh``, the plan its manifests give against live
+    state now; [] when they are the same plan.
+
+    Every scope either names, and in each every command change (creates,
+    updates, deletes and no-ops, whose bodies a bulk overwrite sends: action,
+    id, body, note), the scope's ``manages_commands`` and ``prune``, and every
+    overwrite change (key, target, overwrites put). A saved plan that nothing
+    vouches for (no ``plan_hmac`` of the credential at hand) is applied only
+    when this is [].
+    """
+    from cmdsync.plan.planfile import scope_document
+
+    reasons = []
+    before = {s.scope: s for s in saved.scopes}
+    after = {s.scope: s for s in fresh.scopes}
+    for name in sorted(before.keys() | after.keys()):
+        where = scope_label(name)
+        mine, theirs = before.get(name), after.get(name)
+        if theirs is None:
+            reasons.append(f"{where}: the plan names this scope, but the manifests do not")
+            continue
+        if mine is None:
+            reasons.append(f"{where}: the manifests name this scope, but the plan does not")
+            continue
+        a, b = _plain(scope_document(mine)), _plain(scope_document(theirs))
+        for flag in ("manages_commands", "prune"):
+            if a[flag] != b[flag]:
+                reasons.append(f"{where}: the plan has {flag} {a[flag]}, the manifests give "
+                               f"{b[flag]}")
+        reasons.extend(_differing(where, a["commands"], b["commands"], _command_key,
+                                  lambda c: f"{_kind(c['type'])} {c['name']!r}"))
+        reasons.extend(_differing(where, a["permissions"], b["permissions"],
+                                  lambda p: p["key"], lambda p: f"overwrites of {p['key']!r}"))
+    return reasons
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON gives it back (tuples as lists, mappings as dicts)."""
+    import json
+
+    return json.loads(json.dumps(value, sort_keys=True, default=dict))
+
+
+def _command_key(change: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (change["type"], change["name"])
+
+
+def _differing(where: str, mine: Sequence[Mapping[str, Any]],
+               theirs: Sequence[Mapping[str, Any]], key: Any, label: Any) -> list[str]:
+    ours = {key(c): c for c in mine}
+    fresh = {key(c): c for c in theirs}
+    reasons = []
+    for item in sorted(ours.keys() | fresh.keys(), key=repr):
+        a, b = ours.get(item), fresh.get(item)
+        if a == b:
+            continue
+        if b is None:
+            assert a is not None
+            reasons.append(f"{where}: {label(a)}: the plan would {a['action']} it, but the "
+                           "manifests do not give that change")
+        elif a is None:
+            reasons.append(f"{where}: {label(b)}: the manifests give a {b['action']}, missing "
+                           "from the plan")
+        elif a["action"] != b["action"]:
+            reasons.append(f"{where}: {label(a)}: the plan would {a['action']} it, the "
+                           f"manifests give {b['action']}")
+        else:
+            reasons.append(f"{where}: {label(a)}: the plan's {a['action']} differs from the "
+                           "manifests'")
+    return reasons

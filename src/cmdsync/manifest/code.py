@@ -1,8 +1,9 @@
 """Commands defined in bot code as a manifest source: ``discord.py:MODULE:ATTR``.
 
 ``MODULE:ATTR`` names a discord.py ``app_commands.CommandTree``, a
-``Client``/``Bot`` whose ``.tree`` is one, or a callable (async too, to
-``await tree.set_translator(...)``) returning either.
+``Client``/``Bot`` whose ``.tree`` is one, or a factory: a function of
+``MODULE`` itself taking no arguments (async too, to ``await
+tree.set_translator(...)``) returning either. Nothing else is called.
 The module is imported (the working directory first on ``sys.path``, as
 ``python -m`` does); no bot runs, no token is read, nothing logs in.
 discord.py itself gives the payloads its ``CommandTree.sync()`` would send
@@ -89,6 +90,11 @@ def load_tree(reference: str) -> Any:
                          f"{attribute!r}")
     if callable(found) and not isinstance(found, app_commands.CommandTree) \
             and not hasattr(found, "tree"):
+        if not _is_factory(found, module_name):
+            raise UsageError(f"{reference}: {attribute!r} is {type(found).__name__}, not a "
+                             "discord.py CommandTree, a Client or Bot with one in .tree, nor a "
+                             f"function of module {module_name!r} taking no arguments that "
+                             "returns one")
         found = found()
         if inspect.isawaitable(found):  # an async factory (it may await set_translator)
             found = _run(found)
@@ -97,6 +103,20 @@ def load_tree(reference: str) -> Any:
         raise UsageError(f"{reference}: {attribute!r} is {type(found).__name__}, not a "
                          "discord.py CommandTree (nor a Client or Bot with one in .tree)")
     return tree
+
+
+def _is_factory(found: Any, module_name: str) -> bool:
+    """Whether ``found`` is a factory as documented: a function (async too) written in the
+    named module itself, taking no arguments. Nothing else is called: not a builtin
+    such as ``os.abort``, a class, or a function imported from elsewhere."""
+    if not inspect.isfunction(found) or found.__module__ != module_name:
+        return False
+    try:
+        parameters = inspect.signature(found).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in parameters)
 
 
 def tree_commands(tree: Any) -> list[CodeCommand]:

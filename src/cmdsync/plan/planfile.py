@@ -88,7 +88,7 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
                     "delete": plan.count(Action.DELETE),
                     "permission_sets": plan.permission_changes,
                     "has_changes": plan.has_changes},
-        "scopes": [_scope(scope) for scope in plan.scopes],
+        "scopes": [scope_document(scope) for scope in plan.scopes],
         "warnings": list(plan.warnings),
         "errors": list(plan.errors),
     }
@@ -142,7 +142,8 @@ def prior_state(application_id: str, prior: Mapping[str, Any]) -> LiveState:
         for name, scope in prior.items()})
 
 
-def _scope(scope: ScopePlan) -> dict[str, Any]:
+def scope_document(scope: ScopePlan) -> dict[str, Any]:
+    """One scope of a plan as the saved plan writes it (``scopes`` items)."""
     caps = {kind.name: cap for kind, cap in MAX_COMMANDS_PER_TYPE.items()}
     return {
         "scope": scope.scope, "manages_commands": scope.manages_commands,

@@ -228,7 +228,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
-    _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
+    checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
     scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
@@ -244,6 +244,14 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                                           list(dict.fromkeys(scopes)), need_permissions=needed,
                                           only_needed=True)
 
+            if not saved.authentic:
+                # Nothing vouches for the plan's content: plan again from its manifests
+                # and apply that, if it is the same plan (every scope, action and body).
+                assert checked is not None  # _check_manifests validated them
+                validation, desired = checked
+                return await _apply_unsigned(session, path, plan, validation, desired,
+                                             hooks=hooks, options=options, cwd=cwd,
+                                             clock=clock)
             if saved.prior is not None and not refresh:
                 live = saved.prior
             else:
@@ -287,8 +295,60 @@ def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
     return gaps
 
 
+async def _apply_unsigned(session: Session, path: str, plan: Plan,
+                          validation: ValidationResult, desired: DesiredState, *,
+                          hooks: Hooks, options: ApplyOptions, cwd: str, clock: Clock
+                          ) -> ApplyRun:
+    """Apply a saved plan that is not signed with the credential at hand, if planning
+    its manifests again against live state now gives the same plan.
+
+    Its ``plan_digest`` proves nothing (anyone can compute it again after an
+    edit), so every scope it names, every action (deletes and no-ops
+    included, which a bulk overwrite sends) and every overwrite change is held
+    against the plan made afresh; what is applied is that fresh plan.
+    Raises :class:`~cmdsync.errors.UnsafePlanError` before any write: live
+    state changed (stale) or the plan differs from its manifests.
+    """
+    from cmdsync.apply.guardrails import plan_differences
+    from cmdsync.plan.diff import Differ
+    from cmdsync.runners.plan import plan_session, with_unknowns
+
+    checked, fresh, live, info = await plan_session(session.client, desired, validation,
+                                                    prune=True)
+    if checked.errors or fresh is None or live is None:
+        reason = "the manifests do not validate against the application: run `cmdsync plan`"
+        raise UnsafePlanError([reason], heading=(
+            f"the saved plan {path} does not match the manifests it was made from; nothing "
+            "was changed. Plan again (`cmdsync plan --out FILE`):"))
+    stale = stale_reasons(plan, live)
+    differences = plan_differences(plan, fresh)
+    if differences:  # made with --no-prune?
+        kept = with_unknowns(Differ(desired, prune=False, application=info).plan(live), info)
+        if not plan_differences(plan, kept):
+            fresh, differences = kept, []
+    foreign = {s.scope for s in plan.scopes} - {s.scope for s in fresh.scopes}
+    if stale and not foreign:  # live state of a scope the manifests never name is not read
+        raise UnsafePlanError(stale, heading=(
+            f"the saved plan {path} is stale: live state changed since it was computed; "
+            "nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
+    if differences:
+        raise UnsafePlanError(differences, heading=(
+            f"the saved plan {path} is not signed with the credential at hand (its "
+            "plan_hmac) and differs from what its manifests give against live state now; "
+            "nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
+    fresh = replace(fresh, manifests=plan.manifests, manifest_sha256=plan.manifest_sha256)
+
+    async def read() -> LiveState:  # not called: nothing is confirmed at a prompt
+        return live
+
+    return await _apply(session, fresh, live, read=read, hooks=hooks, options=options,
+                        cwd=cwd, clock=clock, entries={}, confirm=False, signals=True,
+                        saved=True, refreshed=True)
+
+
 def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
-                     authentic: bool = False) -> None:
+                     authentic: bool = False
+                     ) -> tuple[ValidationResult, DesiredState] | None:
     """Refuse a saved plan whose manifests now give other bodies or overwrites, and one
     that nothing vouches for.
 
@@ -300,13 +360,16 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
     (``manifest_sha256``; none that may interpolate). Any other plan is held
     against its manifests (bot code read again by its reference), and
     refused when they are not all here: its ``plan_digest`` proves nothing,
-    since anyone can compute it again after an edit.
-    Raises :class:`~cmdsync.errors.UnsafePlanError` before any request.
+    since anyone can compute it again after an edit. No bot code
+    (``discord.py:MODULE:ATTR``) is imported for a plan that is not authentic.
+    Returns the validation and desired state when the manifests were read
+    (always for a plan that is not authentic), else None. Raises
+    :class:`~cmdsync.errors.UnsafePlanError` before any request.
     """
     files = [f if is_code_source(f) else os.path.join(cwd, f) for f in plan.manifests]
     if not files or not all(is_code_source(f) or os.path.isfile(f) for f in files):
         if authentic:
-            return  # the plan alone was kept: its plan_hmac vouches for it
+            return None  # the plan alone was kept: its plan_hmac vouches for it
         missing = [f for f in plan.manifests if not is_code_source(f)
                    and not os.path.isfile(os.path.join(cwd, f))]
         raise UnsafePlanError(
@@ -315,8 +378,15 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
             "plan_hmac) and the manifests it was made from are not all here, so nothing "
             "vouches for what it would send; nothing was changed. Apply it beside its "
             "manifests, or plan again (`cmdsync plan --out FILE`):")
+    code = [f for f in plan.manifests if is_code_source(f)]
+    if code and not authentic:
+        raise UnsafePlanError([f"{f}: bot code, which apply would import and run" for f in code],
+                              heading=(
+            f"the saved plan {path} is not signed with the credential at hand (its "
+            "plan_hmac), so no code it names is imported; nothing was changed. Plan again "
+            "with this credential (`cmdsync plan --out FILE`):"))
     if authentic and _same_texts(files, plan.manifest_sha256):
-        return
+        return None
     from cmdsync.state import desired_state
     from cmdsync.validate import validate_paths
 
@@ -331,6 +401,7 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
     reasons = manifest_reasons(plan, desired)
     if reasons:
         raise UnsafePlanError(reasons, heading=heading)
+    return validation, desired
 
 
 def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
@@ -378,7 +449,7 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
                                   "reviewed; nothing was changed. Run apply again:")
     started = time.monotonic()
     try:
-        backup = _backup(plan, live, scheduled, cwd=cwd, now=clock())
+        backup = _backup(plan, live, scheduled, cwd=cwd, now=clock(), api_url=session.api_url)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if refreshed:
             raise
@@ -444,14 +515,15 @@ async def _check_user_token(session: Session, app: str, scheduled: Sequence[Scop
 
 
 def _backup(plan: Plan, live: LiveState, scheduled: Sequence[ScopeSteps], *, cwd: str,
-            now: float) -> str:
+            now: float, api_url: str) -> str:
     commands = [s.scope for s in scheduled if s.strategy is not None]
     permissions = [s.scope for s in scheduled if any(p.kind is StepKind.PERMISSIONS for p in s.steps)]
     # Only overwrites that were read: unread ones are unknown, and a restore leaves them.
     guilds = [s.scope for s in live.scopes.values() if s.scope != "global" and s.permissions_read]
     manifest = backup_manifest(live, commands=commands, permissions=permissions,
                                readable=guilds)
-    return write_backup(manifest, cwd=cwd, application_id=plan.application_id, now=now)
+    return write_backup(manifest, cwd=cwd, application_id=plan.application_id, now=now,
+                        api_url=api_url)
 
 
 def _connection_for(path: str, connection: Connection, planned_at: str | None,
