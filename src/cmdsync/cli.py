@@ -34,6 +34,7 @@ from cmdsync.errors import (
     UsageError,
 )
 from cmdsync.render import console
+from cmdsync.render.escape import printable_lines
 
 app = typer.Typer(
     name="cmdsync",
@@ -128,6 +129,11 @@ def validate(
     result = checked.validation
     for note in checked.notes:
         console.warn(note)
+    if not result.files and not result.diagnostics:  # as ruff: "No Python files found"
+        console.warn(f"No manifest files found in {', '.join(paths)} (YAML or JSON files "
+                     "with top-level commands or guilds)")
+        if (output or OutputFormat.text) is OutputFormat.text:
+            return EXIT_OK
     return _report(result, output)
 
 
@@ -400,9 +406,7 @@ def plan(
         if output is PlanFormat.json:
             console.out(render_diagnostics.failure_json(None, code, run.validation))
         elif output is PlanFormat.github:
-            _step_summary("### cmdsync plan\n\n**Failed:** the manifests do not validate: "
-                          f"{render_diagnostics.summary(run.validation)}\n\n```\n"
-                          f"{render_diagnostics.to_text(run.validation)}```\n")
+            _step_summary(render_diagnostics.failure_markdown("plan", run.validation))
         return code
     result = run.plan
     if output is PlanFormat.json:
@@ -421,7 +425,8 @@ def plan(
         from cmdsync.runners.session import saved_plan_key
 
         save_plan(result, out, api_url=run.api_url, prior=run.live,
-                  key=saved_plan_key(connection, env), manifest=run.validation.manifest)
+                  key=saved_plan_key(connection, env), manifest=run.validation.manifest,
+                  cwd=root or os.getcwd())
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         if not console.QUIET:
             (console.err if output is PlanFormat.json else console.out)(message)
@@ -431,6 +436,15 @@ def plan(
 app.command("diff", help="The same as plan: show what apply would change.")(plan)
 
 
+class PullFormat(str, enum.Enum):
+    """pull writes a manifest, not findings: no github format (annotations are for
+    validate, plan and apply); its errors are on standard error, and with json also
+    in one JSON document on standard output."""
+
+    text = "text"
+    json = "json"
+
+
 @app.command()
 def pull(
     guild: Annotated[list[str] | None, typer.Option(
@@ -438,8 +452,9 @@ def pull(
         metavar="ID", show_default=False)] = None,
     output_file: OutputFileOption = None,
     force: ForceOption = False,
-    output: Annotated[PlanFormat, typer.Option(
-        "--format", "-f", help="text (YAML), or json.")] = PlanFormat.text,
+    output: Annotated[PullFormat, typer.Option(
+        "--format", "-f", help="text (YAML), or json (the manifest as JSON; on an error, "
+        "one JSON document with the error, as plan's).")] = PullFormat.text,
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
@@ -460,7 +475,7 @@ def pull(
                              bearer_token_file=bearer_token_file)
     text, warnings = pull_application(connection, guilds=list(dict.fromkeys(guild or [])),
                                       application_id=application_id, env=env,
-                                      output=output_file, as_json=output is PlanFormat.json,
+                                      output=output_file, as_json=output is PullFormat.json,
                                       cwd=project.root if project is not None else None)
     for warning in warnings:
         console.warn(warning)
@@ -573,6 +588,10 @@ def apply(
         "(Terraform's -refresh=false): no check that live state still matches the plan; "
         "the backup holds the state the plan was made from; commands are written one by "
         "one.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="With a saved plan: apply it even if it was applied already, or "
+        "another apply came since it was made (.cmdsync/applied.json); with --no-refresh, "
+        "live state is then read for the backup.")] = False,
     token_file: TokenFileOption = None,
     client_secret_file: SecretFileOption = None,
     bearer_token_file: BearerFileOption = None,
@@ -588,7 +607,7 @@ def apply(
                              client_secret_file=client_secret_file,
                              bearer_token_file=bearer_token_file)
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
-                           application_id)
+                           application_id, force)
     paths, env, root = _project(paths, env_name)
     saved = saved_plan_path(paths)
     hooks = TerminalHooks(json_output=output is PlanFormat.json,
@@ -723,6 +742,8 @@ def _apply_exit(run: Any, *, output: PlanFormat) -> int:
 
     if run.validation is not None and run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
+        if output is PlanFormat.github:  # annotations at the manifest lines, as plan's
+            console.out(render_diagnostics.to_github(run.validation))
     if run.declined:
         console.err(render.CANCELLED + "\n")
         if json_output:
@@ -732,6 +753,8 @@ def _apply_exit(run: Any, *, output: PlanFormat) -> int:
         code = EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
         if json_output:
             console.out(render_diagnostics.failure_json(None, code, run.validation))
+        elif output is PlanFormat.github:
+            _step_summary(render_diagnostics.failure_markdown("apply", run.validation))
         return code
     if json_output:
         console.out(render.to_json(run.result))
@@ -786,15 +809,18 @@ def main(argv: list[str] | None = None) -> None:
                                             if c.__name__ == "ClickException")
     previous = _on_sigterm(_terminated)
     args = sys.argv[1:] if argv is None else argv
+    args = _hoist_global_options(args)
+    args = _pre_commit_paths(args)
     # With --detailed-exitcode, 2 means "changes" and nothing else: usage errors exit 1.
     detailed = "--detailed-exitcode" in args
     try:
         _refuse_tokens(args)
-        code = app(args=argv, standalone_mode=False, prog_name="cmdsync")
+        code = app(args=args, standalone_mode=False, prog_name="cmdsync")
     except typer.Exit as exc:
         code = exc.exit_code
     except click_exception as exc:
         exc.show()  # type: ignore[attr-defined]
+        _file_not_option(exc)
         code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
         _json_failure(args, exc.format_message(), code)  # type: ignore[attr-defined]
         _github_failure(args, exc.format_message())  # type: ignore[attr-defined]
@@ -805,7 +831,7 @@ def main(argv: list[str] | None = None) -> None:
         console.err("\nTerminated (SIGTERM).\n")
         code = EXIT_TERMINATED
     except CmdsyncError as exc:
-        console.err(f"error: {exc}\n")
+        console.err(f"error: {printable_lines(str(exc))}\n")
         code = EXIT_FAILURE if detailed else exc.exit_code
         _json_failure(args, str(exc), code)
         _github_failure(args, str(exc))
@@ -815,7 +841,7 @@ def main(argv: list[str] | None = None) -> None:
 
             console.err("".join(traceback.format_exception(exc)))
         console.err(
-            f"internal error: {type(exc).__name__}: {exc}\n"
+            f"internal error: {type(exc).__name__}: {printable_lines(str(exc))}\n"
             "This is a bug in cmdsync. Please report it with the command you ran "
             "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
         code = EXIT_BUG
@@ -825,7 +851,42 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
-JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke")
+JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke", "pull")
+
+
+GLOBAL_FLAGS = ("-q", "--quiet", "--no-color")
+
+
+def _hoist_global_options(args: list[str]) -> list[str]:
+    """``args`` with the global flags (``-q``, ``--quiet``, ``--no-color``) given after
+    the subcommand moved before it, where click reads them: pre-commit's ``args:``
+    and habit put them last (``cmdsync validate --quiet``). Option values (``--out
+    -q`` names a file) and everything after ``--`` stay where they are."""
+    if not any(arg in GLOBAL_FLAGS for arg in args):
+        return args
+    at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), None)
+    command = None if at is None else \
+        getattr(typer.main.get_command(app), "commands", {}).get(args[at])
+    if at is None or command is None:
+        return args
+    takes_value = {opt for param in command.params
+                   if param.param_type_name == "option" and not getattr(param, "is_flag", False)
+                   and not getattr(param, "count", False)
+                   for opt in (*param.opts, *param.secondary_opts)}
+    hoisted: list[str] = []
+    rest: list[str] = []
+    tail = iter(args[at + 1:])
+    for arg in tail:
+        if arg == "--":
+            rest += [arg, *tail]
+            break
+        if arg in GLOBAL_FLAGS:
+            hoisted.append(arg)
+            continue
+        rest.append(arg)
+        if arg in takes_value:
+            rest += itertools.islice(tail, 1)  # its value, whatever it looks like
+    return [*args[:at], *hoisted, args[at], *rest]
 
 
 def _format_requested(args: list[str]) -> str | None:
@@ -835,6 +896,45 @@ def _format_requested(args: list[str]) -> str | None:
             return value
     return next((a.split("=", 1)[1] if a.startswith("--format=") else a[2:]
                  for a in args if a.startswith(("--format=", "-f")) and len(a) > 2), None)
+
+
+def _pre_commit_paths(args: list[str]) -> list[str]:
+    """``validate --pre-commit ARGS``: pre-commit appends the committed files' names
+    after the hook's own args, so a file named ``--pong.yaml`` would be read as an
+    option. Every argument that is no option of validate (nor an option's value) and
+    names a file moves after ``--``; the hook's ``args:`` keep working, which an entry
+    ending with ``--`` would break."""
+    at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), None)
+    if at is None or args[at] != "validate" or "--pre-commit" not in args[at + 1:] \
+            or "--" in args:
+        return args
+    command = typer.main.get_command(app).commands["validate"]  # type: ignore[attr-defined]
+    options = {opt: not getattr(param, "is_flag", False) for param in command.params
+               if param.param_type_name == "option" for opt in param.opts}
+    kept: list[str] = []
+    paths: list[str] = []
+    tail = iter(args[at + 1:])
+    for arg in tail:
+        takes_value = options.get(arg.split("=", 1)[0])
+        if takes_value is None and arg.startswith("-") and os.path.lexists(arg):
+            paths.append(arg)  # a file's name, not an option
+            continue
+        kept.append(arg)
+        if takes_value and "=" not in arg:
+            kept += itertools.islice(tail, 1)  # its value, whatever it looks like
+    return [*args[:at + 1], *kept, *(["--", *paths] if paths else [])]
+
+
+def _file_not_option(exc: Exception) -> None:
+    """After click's "No such option: --pong.yaml": when a file has that name, how to
+    pass it (as for rm and git)."""
+    name = getattr(exc, "option_name", None)
+    if not (isinstance(name, str) and name.startswith("-") and os.path.lexists(name)):
+        return
+    command = getattr(getattr(exc, "ctx", None), "command_path", None) or "cmdsync"
+    shown = printable_lines(name)
+    console.err(f"A file named {shown}? Pass it after -- ({command} -- {shown}) or as "
+                f"./{shown}.\n")
 
 
 def _github_failure(args: list[str], message: str) -> None:
@@ -848,10 +948,11 @@ def _github_failure(args: list[str], message: str) -> None:
                                    and os.environ.get("GITHUB_ACTIONS") == "true"):
         return
     from cmdsync.render.diagnostics import annotation
+    from cmdsync.render.escape import fenced
 
     verb = "plan" if command == "diff" else command
     console.out(annotation("error", message, title=f"cmdsync {verb}") + "\n")
-    _step_summary(f"### cmdsync {verb}\n\n**Failed:** {message}\n")
+    _step_summary(f"### cmdsync {verb}\n\n**Failed:**\n\n{fenced(printable_lines(message))}")
 
 
 def _json_failure(args: list[str], message: str, code: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -99,8 +100,10 @@ def saved_plan(capsys: pytest.CaptureFixture[str], path: str = "plan.json") -> d
 
 
 def forge(document: dict[str, Any], path: str = "plan.json") -> None:
-    """``document`` written as an attacker would: no plan_hmac, plan_digest made again."""
+    """``document`` written as an attacker would: no plan_hmac (nor serials, which would
+    refuse a plan made before the last apply), plan_digest made again."""
     document.pop("plan_hmac", None)
+    document.pop("serials", None)
     document["plan_digest"] = plan_digest(document)
     Path(path).write_text(json.dumps(document), encoding="utf-8")
 
@@ -238,3 +241,50 @@ def test_a_reference_to_a_function_that_is_no_factory_is_never_called(
         assert f"{reference}: CS001 {reference}: {attribute!r} is {kind}, not a discord.py " \
             "CommandTree, a Client or Bot with one in .tree, nor a function of module" \
             in done.stdout
+
+
+def beta(admin: httpx.Client) -> str:
+    return str(next(c["body"]["description"] for c in admin.get("/state").json()["commands"]
+                    if c["name"] == "beta"))
+
+
+def test_a_signed_plan_is_not_replayed_and_a_forced_replay_backs_up_what_is_live(
+        capsys: pytest.CaptureFixture[str], admin: httpx.Client) -> None:
+    """An old signed plan applied again with --no-refresh reverted live commands and backed
+    up the plan's prior state (issue 28, item 5): refused now, unless --force, which
+    backs up what is live."""
+    applied(capsys, admin)
+    Path("bot.yaml").write_text(MANIFEST.replace("description: B}", "description: B2}"),
+                                encoding="utf-8")
+    saved_plan(capsys, "old.json")
+    code, out, err = cmdsync(capsys, "apply", "--no-refresh", "old.json")
+    assert code == 0, out + err
+    assert beta(admin) == "B2"
+    admin.delete("/log")
+
+    code, out, err = cmdsync(capsys, "apply", "--no-refresh", "old.json")
+    assert code == 1 and writes(admin) == 0, out + err
+    assert "error: the saved plan old.json was made before the last apply to the scopes it " \
+        "changes (.cmdsync/applied.json)" in err
+    assert "  - global: this plan was already applied there (" in err
+    code, out, err = cmdsync(capsys, "apply", "old.json")  # reading live state: no "stale"
+    assert code == 1 and "this plan was already applied there" in err and "stale" not in err
+
+    Path("bot.yaml").write_text(MANIFEST.replace("description: B}", "description: B3}"),
+                                encoding="utf-8")
+    assert cmdsync(capsys, "apply", "--auto-approve", "bot.yaml")[0] == 0
+    admin.delete("/log")
+    code, out, err = cmdsync(capsys, "apply", "--no-refresh", "old.json")
+    assert code == 1 and writes(admin) == 0, out + err
+    assert "  - global: applied again since the plan was made (last at " in err
+    assert "pass --force to apply it anyway" in err
+    assert beta(admin) == "B3"
+
+    Path("bot.yaml").write_text(MANIFEST.replace("description: B}", "description: B2}"),
+                                encoding="utf-8")  # the plan's own manifests again
+    code, out, err = cmdsync(capsys, "apply", "--no-refresh", "--force", "old.json")
+    assert code == 0, out + err
+    assert beta(admin) == "B2"
+    backup = re.search(r"Backed up the live state .* to (\S+)\n", out)
+    assert backup is not None, out
+    assert '"description": "B3"' in Path(backup.group(1)).read_text(encoding="utf-8")

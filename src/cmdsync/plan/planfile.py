@@ -63,6 +63,10 @@ class SavedPlan:
     # its plan_hmac matches the key it was loaded with: cmdsync wrote it with that
     # credential, so its bodies are what its manifests gave then
     authentic: bool = False
+    # the apply serial of each scope when it was made (cmdsync.apply.history); None in a
+    # plan saved without them
+    serials: Mapping[str, int] | None = None
+    digest: str | None = None  # its plan_digest
 
 
 def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None
@@ -258,13 +262,16 @@ def _canonical(document: Mapping[str, Any], *, floats: bool) -> bytes:
 
 
 def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None,
-          key: bytes | None = None) -> str:
+          key: bytes | None = None, serials: Mapping[str, int] | None = None) -> str:
     """The document (see :func:`to_document`), with its ``plan_digest`` (and with
     ``key``, from :func:`plan_key`, its ``plan_hmac``), as indented JSON text
     ending with a newline: each command change, and each scope of ``prior``,
     on a line of its own (a large plan stays quick to write and read, and
-    still reads line by line)."""
+    still reads line by line). ``serials``: the apply serial of each scope the plan
+    was made at (:mod:`cmdsync.apply.history`), so that apply refuses a replay."""
     document = to_document(plan, api_url=api_url, prior=prior)
+    if serials is not None:
+        document["serials"] = dict(serials)
     canonical = _canonical(document, floats=True)
     document["plan_digest"] = _sha256(canonical)
     if key is not None:
@@ -362,4 +369,5 @@ def _load_saved(text: str, *, path: str, key: Key) -> SavedPlan:
         key = key(api_url if isinstance(api_url, str) else None)
     authentic = key is not None and isinstance(data.get("plan_hmac"), str) and \
         hmac.compare_digest(data["plan_hmac"], _hmac(key, canonical))
-    return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior, authentic)
+    return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior, authentic,
+                     data.get("serials"), data["plan_digest"])

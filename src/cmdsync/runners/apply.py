@@ -28,7 +28,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
-from cmdsync.apply import ledger
+from cmdsync.apply import history, ledger
 from cmdsync.apply.backup import backup_manifest, write_backup
 from cmdsync.apply.execute import Context, Interrupt, Observer, execute, request_records
 from cmdsync.apply.guardrails import (
@@ -38,7 +38,7 @@ from cmdsync.apply.guardrails import (
     unsafe_reasons,
     with_budget_warnings,
 )
-from cmdsync.apply.result import ApplyResult
+from cmdsync.apply.result import ApplyResult, ChangeStatus
 from cmdsync.apply.strategy import ScopeSteps, StepKind, Strategy, schedule
 from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
@@ -66,6 +66,7 @@ from cmdsync.state import LiveState
 
 if TYPE_CHECKING:
     from cmdsync.manifest.entries import CommandEntry
+    from cmdsync.plan.planfile import SavedPlan
     from cmdsync.state.desired import DesiredState
     from cmdsync.validate import ValidationResult
 
@@ -84,6 +85,7 @@ class ApplyOptions:
     on_error: str = "stop"
     prune: bool = True
     application_id: str | None = None
+    force: bool = False  # apply a saved plan that is a replay (cmdsync.apply.history)
 
 
 class Hooks(Observer, Protocol):
@@ -228,6 +230,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
+    replayed = _replay_reasons(path, saved, cwd=cwd, force=options.force)
     checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
@@ -251,9 +254,11 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                 validation, desired = checked
                 return await _apply_unsigned(session, path, plan, validation, desired,
                                              hooks=hooks, options=options, cwd=cwd,
-                                             clock=clock)
-            if saved.prior is not None and not refresh:
+                                             clock=clock, digest=saved.digest)
+            if saved.prior is not None and not refresh and not replayed:
                 live = saved.prior
+            elif not refresh:  # a replay, forced: back up what is live, not the plan's past
+                live = await read()
             else:
                 live = await read()
                 stale = stale_reasons(plan, live)
@@ -264,9 +269,29 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                         "FILE`):"))
             return await _apply(session, plan, live, read=read, hooks=hooks, options=options,
                                 cwd=cwd, clock=clock, entries={}, confirm=False, signals=True,
-                                saved=True, refreshed=refresh)
+                                saved=True, refreshed=refresh or bool(replayed),
+                                digest=saved.digest)
 
     return aio.run(run())
+
+
+def _replay_reasons(path: str, saved: SavedPlan, *, cwd: str, force: bool) -> list[str]:
+    """Why applying ``saved`` would replay it (:mod:`cmdsync.apply.history`); [] when it
+    is not a replay. Raises :class:`~cmdsync.errors.UnsafePlanError` for a replay
+    unless ``force``."""
+    if saved.api_url is None or saved.serials is None:
+        return []
+    plan = saved.plan
+    reasons = history.replay_reasons(
+        history.load(cwd, saved.api_url, plan.application_id), saved.serials, saved.digest,
+        [s.scope for s in plan.scopes if s.has_changes])
+    if reasons and not force:
+        raise UnsafePlanError(reasons, heading=(
+            f"the saved plan {path} was made before the last apply to the scopes it changes "
+            f"({history.HISTORY_PATH}): applying it would write its older state over what "
+            "was applied since; nothing was changed. Plan again (`cmdsync plan --out FILE`), "
+            "or pass --force to apply it anyway (live state is then read and backed up):"))
+    return reasons
 
 
 def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
@@ -297,8 +322,8 @@ def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
 
 async def _apply_unsigned(session: Session, path: str, plan: Plan,
                           validation: ValidationResult, desired: DesiredState, *,
-                          hooks: Hooks, options: ApplyOptions, cwd: str, clock: Clock
-                          ) -> ApplyRun:
+                          hooks: Hooks, options: ApplyOptions, cwd: str, clock: Clock,
+                          digest: str | None) -> ApplyRun:
     """Apply a saved plan that is not signed with the credential at hand, if planning
     its manifests again against live state now gives the same plan.
 
@@ -343,7 +368,7 @@ async def _apply_unsigned(session: Session, path: str, plan: Plan,
 
     return await _apply(session, fresh, live, read=read, hooks=hooks, options=options,
                         cwd=cwd, clock=clock, entries={}, confirm=False, signals=True,
-                        saved=True, refreshed=True)
+                        saved=True, refreshed=True, digest=digest)
 
 
 def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
@@ -429,7 +454,7 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
                  read: Callable[[], Awaitable[LiveState]], hooks: Hooks, options: ApplyOptions,
                  cwd: str, clock: Clock, entries: Mapping[tuple[str, int, str], CommandEntry],
                  confirm: bool, signals: bool, saved: bool = False,
-                 refreshed: bool = True) -> ApplyRun:
+                 refreshed: bool = True, digest: str | None = None) -> ApplyRun:
     client, app = session.client, plan.application_id
     if not plan.has_changes:
         return ApplyRun(plan=plan, result=ApplyResult(
@@ -467,6 +492,10 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
     context = Context(client, app, live_ids, entries, record, hooks)
     with _signals_stop(context.interrupt) if signals else nullcontext():
         scopes = await execute(context, scheduled, on_error=options.on_error)
+    history.record(cwd, api_url=session.api_url, application_id=app, digest=digest,
+                   now=clock(), scopes=[s.scope for s in scopes if any(
+                       c.status in (ChangeStatus.APPLIED, ChangeStatus.UNKNOWN)
+                       for c in s.changes)])
     return ApplyRun(plan=plan, result=ApplyResult(
         app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),
         backup, time.monotonic() - started, context.creates, context.interrupt.signal,

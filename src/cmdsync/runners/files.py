@@ -23,13 +23,15 @@ MAX_PLAN_BYTES = 256 * 1024 * 1024
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
               prior: LiveState | None = None, key: bytes | None = None,
-              manifest: ManifestSet | None = None) -> None:
+              manifest: ManifestSet | None = None, cwd: str | None = None) -> None:
     """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
     a regular file only, secrets redacted), with the live state it was made
     from (``prior``, see :func:`cmdsync.plan.planfile.to_document`) and, with
     ``key`` (:func:`cmdsync.runners.session.saved_plan_key`), its ``plan_hmac``;
     with ``manifest`` (the manifests it was made from), the digest of each one's
-    text (``manifest_sha256``, :func:`cmdsync.state.desired.manifest_sources`).
+    text (``manifest_sha256``, :func:`cmdsync.state.desired.manifest_sources`); with
+    ``cwd`` and ``api_url``, the apply serial of each of its scopes there
+    (:mod:`cmdsync.apply.history`), so that apply refuses it once replayed.
 
     Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
@@ -39,8 +41,14 @@ def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
         from cmdsync.state.desired import manifest_sources
 
         plan = replace(plan, manifest_sha256=manifest_sources(manifest))
-    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key), what="the plan",
-               data=True)
+    serials = None
+    if cwd is not None and api_url is not None:
+        from cmdsync.apply import history
+
+        serials = history.serials(cwd, api_url, plan.application_id,
+                                  [s.scope for s in plan.scopes])
+    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key, serials=serials),
+               what="the plan", data=True)
 
 
 def load_plan(path: str) -> tuple[Plan, str | None]:
