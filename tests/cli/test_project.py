@@ -163,3 +163,31 @@ def test_an_environments_application_id_must_be_a_snowflake(
                                           encoding="utf-8")
     code, _, err = run(capsys, "plan", "--local")
     assert code == 2 and "environments.dev: application_id 'abc' is not a snowflake" in err
+
+
+def test_manifest_globs_stay_in_the_project_and_visit_each_file_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A symbolic-link loop under ``**`` gave 40 false CS303 duplicates of one file, a link
+    out of the project was walked, and ``/proc/**/*.yaml`` ran for over a minute
+    (issue 28, item 8)."""
+    (tmp_path / "discord" / "guilds").mkdir(parents=True)
+    (tmp_path / "discord" / "guilds" / "ping.yaml").write_text(
+        "commands:\n  - {name: ping, description: Pong}\n", encoding="utf-8")
+    (tmp_path / "discord" / "guilds" / "loop").symlink_to("..")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "evil.yaml").write_text("commands: [{name: evil, description: E}]\n",
+                                       encoding="utf-8")
+    (tmp_path / "discord" / "out").symlink_to(outside)
+    (tmp_path / "discord" / "alias.yaml").symlink_to(outside / "evil.yaml")
+    (tmp_path / "cmdsync.toml").write_text('manifests = ["discord/**/*.yaml"]\n',
+                                           encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "validate") == (0, "All 1 file valid (1 command).\n", "")
+    for pattern in ("/proc/**/*.yaml", "../**/*.yaml"):
+        (tmp_path / "cmdsync.toml").write_text(f'manifests = ["{pattern}"]\n',
+                                               encoding="utf-8")
+        code, out, err = run(capsys, "validate")
+        assert code == 2 and out == "", err
+        assert f"cmdsync.toml: manifests: {pattern!r} reaches outside the project" in err

@@ -28,10 +28,10 @@ does not set it.
 from __future__ import annotations
 
 import glob
-import json
 import os
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,10 +71,33 @@ class Project:
         found: list[str] = []
         for pattern in self.manifests:
             full = os.path.join(self.root, pattern)
-            matches = sorted(glob.glob(full, recursive=True)) if glob.has_magic(full) \
-                else [full]
+            matches = self._glob(pattern) if glob.has_magic(pattern) else [full]
             found += [_relative(path) for path in matches] or [_relative(full)]
         return list(dict.fromkeys(found))
+
+    def _glob(self, pattern: str) -> list[str]:
+        """The files a glob pattern of ``manifests`` matches under the project's root, each
+        once: ``**`` does not follow symbolic links to directories (a link out of the
+        project, or a loop, is not walked; the ``wcmatch`` library), and a match whose
+        real path is outside the project is dropped. Raises
+        :class:`~cmdsync.errors.UsageError` naming the configuration for a pattern
+        that is absolute or climbs out of the project (``..``)."""
+        from wcmatch import glob as wildcard
+
+        parts = pattern.replace("\\", "/").split("/")
+        if os.path.isabs(pattern) or ".." in parts:
+            raise UsageError(f"{self.path}: manifests: {pattern!r} reaches outside the "
+                             "project: write a pattern relative to the directory of "
+                             f"{os.path.basename(self.path)}, such as \"discord/**/*.yaml\"")
+        root = os.path.realpath(self.root)
+        matches: dict[str, str] = {}
+        for name in sorted(wildcard.glob(pattern, root_dir=self.root,
+                                         flags=wildcard.GLOBSTAR | wildcard.BRACE)):
+            path = os.path.join(self.root, name)
+            real = os.path.realpath(path)
+            if real == root or real.startswith(root + os.sep):
+                matches.setdefault(real, path)
+        return list(matches.values())
 
     def environment(self, name: str | None) -> Environment | None:
         """The environment ``name`` (else the default one, else none); UsageError if
@@ -84,7 +107,8 @@ class Project:
             return None
         if chosen not in self.environments:
             known = ", ".join(sorted(self.environments)) or "none"
-            raise UsageError(f"no environment {chosen!r} in {self.path} (defined: {known})")
+            raise UsageError(f"no environment {chosen!r} in {self.path}"
+                             f"{did_you_mean(chosen, self.environments)} (defined: {known})")
         return self.environments[chosen]
 
 
@@ -104,7 +128,7 @@ def find_config(start: str | None = None) -> Project | None:
         if os.path.isfile(pyproject):
             table = _toml(pyproject).get("tool", {}).get("cmdsync")
             if isinstance(table, dict):
-                return _project(pyproject, table, "[tool.cmdsync]")
+                return _project(pyproject, table, "tool.cmdsync")
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
@@ -112,7 +136,8 @@ def find_config(start: str | None = None) -> Project | None:
 
 
 def load_config(path: str) -> Project:
-    """Read ``cmdsync.toml``; :class:`UsageError` naming the key for a bad one."""
+    """Read ``cmdsync.toml``; :class:`UsageError` naming the file, the line and the key
+    for a bad one (with the known key it is closest to)."""
     return _project(path, _toml(path), "")
 
 
@@ -130,49 +155,61 @@ def _toml(path: str) -> dict[str, Any]:
         raise UsageError(f"{path} is not valid TOML: {exc}") from exc
 
 
+_TOP_KEYS = ("manifests", "environments", "default_environment")
+
+
 def _project(path: str, table: dict[str, Any], prefix: str) -> Project:
-    where = f"{path}{' ' + prefix if prefix else ''}"
-    unknown = sorted(set(table) - {"manifests", "environments", "default_environment"})
+    def where(*keys: str) -> str:  # "cmdsync.toml:3 [tool.cmdsync]", at the key's line
+        line = key_line(path, keys, prefix)
+        return f"{path}{f':{line}' if line else ''}{' [' + prefix + ']' if prefix else ''}"
+
+    unknown = sorted(set(table) - set(_TOP_KEYS))
     if unknown:
-        raise UsageError(f"{where}: unknown key {unknown[0]!r} (known: manifests, "
-                         "environments, default_environment)")
+        raise UsageError(f"{where(unknown[0])}: unknown key {unknown[0]!r}"
+                         f"{did_you_mean(unknown[0], _TOP_KEYS)} (known: "
+                         f"{', '.join(_TOP_KEYS)})")
     manifests = table.get("manifests", [])
     if isinstance(manifests, str):
         manifests = [manifests]
     if not isinstance(manifests, list) or not all(isinstance(m, str) for m in manifests):
-        raise UsageError(f"{where}: manifests must be a list of paths or globs")
+        raise UsageError(f"{where('manifests')}: manifests must be a list of paths or globs")
     environments: dict[str, Environment] = {}
     tables = table.get("environments", {})
     if not isinstance(tables, dict):
-        raise UsageError(f"{where}: environments must be a table of tables")
+        raise UsageError(f"{where('environments')}: environments must be a table of tables")
     for name, values in tables.items():
-        environments[name] = _environment(f"{where}: environments.{name}", name, values)
+        environments[name] = _environment(where, name, values)
     default = table.get("default_environment")
     if default is not None and default not in environments:
-        raise UsageError(f"{where}: default_environment {default!r} is not one of the "
-                         "environments")
+        raise UsageError(f"{where('default_environment')}: default_environment {default!r} is "
+                         f"not one of the environments{did_you_mean(default, environments)} "
+                         f"(defined: {', '.join(sorted(environments)) or 'none'})")
     return Project(path, tuple(manifests), environments, default)
 
 
-def _environment(where: str, name: str, values: Any) -> Environment:
+def _environment(where: Callable[..., str], name: str, values: Any) -> Environment:
+    def at(*keys: str) -> str:
+        return f"{where('environments', name, *keys)}: environments.{name}"
+
     if not isinstance(values, dict):
-        raise UsageError(f"{where} must be a table")
+        raise UsageError(f"{at()} must be a table")
     unknown = sorted(set(values) - _ENVIRONMENT_KEYS)
     if unknown:
-        raise UsageError(f"{where}: unknown key {unknown[0]!r} (known: "
+        raise UsageError(f"{at(unknown[0])}: unknown key {unknown[0]!r}"
+                         f"{did_you_mean(unknown[0], _ENVIRONMENT_KEYS)} (known: "
                          f"{', '.join(sorted(_ENVIRONMENT_KEYS))})")
     variables: dict[str, str] = {}
     for key, variable in (("application_id", "DISCORD_APPLICATION_ID"),
                           ("api_url", "CMDSYNC_API_URL")):
         if key in values:
             if not isinstance(values[key], str):
-                raise UsageError(f"{where}: {key} must be a string")
+                raise UsageError(f"{at(key)}: {key} must be a string")
             variables[variable] = values[key]
     guilds = values.get("guilds", {})
     if not isinstance(guilds, dict) or not all(
             isinstance(v, str) and v.isdigit() for v in guilds.values()):
-        raise UsageError(f"{where}: guilds must map variable names to guild ids (quoted "
-                         "strings of digits)")
+        raise UsageError(f"{at('guilds')}: guilds must map variable names to guild ids "
+                         "(quoted strings of digits)")
     variables.update(guilds)
     return Environment(name, variables)
 
@@ -203,16 +240,84 @@ def environment_for(project: Project | None, name: str | None,
 
 
 def resolve_paths(paths: list[str] | None, project: Project | None) -> list[str]:
-    """The paths given, else the project's manifests; UsageError when there are none."""
+    """The paths given, else the project's manifests; UsageError when there are none,
+    and naming the configuration file and line when one of its ``manifests`` matches
+    nothing."""
     if paths:
         return paths
     if project is not None and project.manifests:
-        return project.manifest_paths()
+        found = project.manifest_paths()
+        for pattern in project.manifests:
+            full = os.path.join(project.root, pattern)
+            if not (glob.glob(full, recursive=True) if glob.has_magic(full)
+                    else os.path.lexists(full)):
+                line = _quoted_line(project.path, pattern) or key_line(
+                    project.path, ("manifests",), _prefix(project))
+                raise UsageError(
+                    f"{project.path}{f':{line}' if line else ''}: manifests: {pattern!r} "
+                    f"matches no file or directory (paths are relative to "
+                    f"{project.root}): fix it there, or give the manifests' paths")
+        return found
     if project is not None:
         raise UsageError(f"no manifests: give their paths, or list them under `manifests` in "
                          f"{project.path}")
     raise UsageError("no manifests: give their paths, or list them in cmdsync.toml "
                      "(`cmdsync init` writes one)")
+
+
+def _prefix(project: Project) -> str:
+    return "tool.cmdsync" if os.path.basename(project.path) == PYPROJECT else ""
+
+
+def _quoted_line(path: str, value: str) -> int | None:
+    """The first line of ``path`` holding ``value`` quoted (a TOML string), or None."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, 1):
+                if f'"{value}"' in text or f"'{value}'" in text:
+                    return number
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+def did_you_mean(given: str, known: Iterable[str]) -> str:
+    """``: did you mean 'x'?`` for the known name closest to ``given`` (a typo, or the
+    start of a name), else ``""``."""
+    import difflib
+
+    names = sorted(known)
+    close = difflib.get_close_matches(given, names, n=1, cutoff=0.6) or [
+        n for n in names if given and (n.startswith(given) or given.startswith(n))][:1]
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
+def key_line(path: str, keys: Sequence[str], prefix: str = "") -> int | None:
+    """The line (1-based) of the TOML key ``keys`` (a dotted path below the table
+    ``prefix``) in the file ``path``: its ``key =`` line, else its table's header; None
+    when it cannot be found (a messages' aid, not a TOML parser)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    full = [*(prefix.split(".") if prefix else []), *keys]
+    table: list[str] = []
+    best = None
+    for number, text in enumerate(lines, 1):
+        header = re.match(r"\s*\[\[?\s*([^\]]+?)\s*\]", text)
+        if header:
+            table = [part.strip().strip("\"'") for part in header.group(1).split(".")]
+            if full[:len(table)] == table and (best is None or len(table) > best[0]):
+                best = (len(table), number)
+            continue
+        assigned = re.match(r"\s*([\w\"'.-]+?)\s*=", text)
+        if assigned:
+            key = [*table, *(p.strip().strip("\"'") for p in assigned.group(1).split("."))]
+            if full[:len(key)] == key or key[:len(full)] == full:
+                if best is None or len(key) >= best[0]:
+                    best = (len(key), number)
+    return best[1] if best else None
 
 
 STARTER_CONFIG = """\
@@ -261,36 +366,7 @@ def init_files() -> dict[str, str]:
             "cmdsync.schema.json": dumps()}
 
 
-MODELINE = "# yaml-language-server: $schema="
 HOOK_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def is_manifest(path: str) -> bool:
-    """Whether a file is a cmdsync manifest by its content: a mapping with top-level
-    ``commands`` or ``guilds``, a JSON array of command objects, or a first line with
-    the schema modeline naming cmdsync's schema. Anything else (a docker-compose
-    file, a workflow, package.json) is not."""
-    import yaml
-
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(10 * 1024 * 1024).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    first = text.lstrip("\ufeff").split("\n", 1)[0]
-    if first.startswith(MODELINE) and ("cmdsync" in first or "manifest.schema" in first):
-        return True
-    try:
-        data = json.loads(text) if path.lower().endswith(".json") else \
-            yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (ValueError, yaml.YAMLError, RecursionError):
-        lines = text.splitlines()
-        return any(line.startswith(("commands:", "guilds:")) for line in lines)
-    if isinstance(data, dict):
-        return "commands" in data or "guilds" in data
-    return isinstance(data, list) and bool(data) and all(
-        isinstance(item, dict) and "name" in item and ("description" in item or "type" in item)
-        for item in data)
 
 
 def hook_paths(changed: list[str], project: Project | None) -> list[str]:
@@ -300,6 +376,7 @@ def hook_paths(changed: list[str], project: Project | None) -> list[str]:
     without one every file that is a manifest by content (``is_manifest``); either way
     only files git tracks or that are being committed (never untracked scratch files),
     and other YAML and JSON files are never read as manifests."""
+    from cmdsync.manifest.sniff import is_manifest
     from cmdsync.validate.check import expand_paths
 
     if project is not None and project.manifests:
@@ -325,4 +402,6 @@ def _tracked() -> list[str]:
                                 capture_output=True, check=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise UsageError(f"--pre-commit lists the repository's files with git: {exc}") from exc
-    return [name for name in listed.decode().split("\0") if name]
+    # Names as the file system has them: bytes that are not UTF-8 (b"b\xff.yaml") decode
+    # as surrogate escapes, so open() finds the file and messages show \xff.
+    return [os.fsdecode(name) for name in listed.split(b"\0") if name]
