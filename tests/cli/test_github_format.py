@@ -108,7 +108,7 @@ def test_a_failure_before_the_plan_is_an_annotation_and_a_summary(
     assert code == 1
     assert out.startswith("::error title=cmdsync plan::no credentials: set DISCORD_BOT_TOKEN")
     summary = (workspace / "summary.md").read_text(encoding="utf-8")
-    assert summary.startswith("### cmdsync plan\n\n**Failed:** no credentials")
+    assert summary.startswith("### cmdsync plan\n\n**Failed:**\n\n```\nno credentials")
 
 
 def test_names_cannot_break_out_of_their_line() -> None:

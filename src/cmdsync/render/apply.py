@@ -27,6 +27,7 @@ from cmdsync.manifest.diagnostics import Location
 from cmdsync.model import CommandType, scope_label
 from cmdsync.plan import Action, Plan
 from cmdsync.render.diagnostics import annotation
+from cmdsync.render.escape import fenced, markup, printable, printable_lines
 
 FORMAT_VERSION = 1
 NOTHING_TO_APPLY = "Nothing to apply: no write requests were made."
@@ -50,10 +51,10 @@ def to_text(result: ApplyResult) -> str:
                 f"(restore it with `cmdsync apply{local} {result.backup}`).", ""]
     for scope in result.scopes:
         out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
-        if scope.error:
+        if scope.error:  # Discord's words quoted: escaped, its lines kept
             out += [f"  Error: {line}" if i == 0 else f"  {line}"
-                    for i, line in enumerate(scope.error.splitlines())]
-        out += [f"  {_address(d)}: {d.rule} {d.message}" for d in scope.diagnostics]
+                    for i, line in enumerate(printable_lines(scope.error).splitlines())]
+        out += [f"  {_address(d)}: {d.rule} {printable(d.message)}" for d in scope.diagnostics]
         out.append("")
     out.append(summary(result))
     return "\n".join(out) + "\n"
@@ -103,12 +104,12 @@ def _heading(scope: ScopeResult, result: ApplyResult) -> str:
 def _change(change: ChangeResult) -> str:
     kind = CommandType(change.type).name.lower() if change.type else ""
     if change.kind is ChangeKind.PERMISSIONS:
-        subject = f"permissions of {json.dumps(change.name, ensure_ascii=False)}"
+        subject = f"permissions of {_quoted(change.name)}"
     else:
-        subject = f"{kind} {json.dumps(change.name, ensure_ascii=False)}"
-    details = [f"id {change.id}"] if change.id else []
+        subject = f"{kind} {_quoted(change.name)}"
+    details = [f"id {printable(change.id)}"] if change.id else []
     if change.renamed_from is not None:
-        details.append(f"renamed from {json.dumps(change.renamed_from, ensure_ascii=False)}")
+        details.append(f"renamed from {_quoted(change.renamed_from)}")
     if details:
         subject += f" ({', '.join(details)})"
     if change.status is ChangeStatus.APPLIED:
@@ -120,9 +121,15 @@ def _change(change: ChangeResult) -> str:
     return f"  {change.action.value} {subject}: {status}"
 
 
+def _quoted(name: str) -> str:
+    """A command name as JSON, what JSON leaves raw escaped (:func:`printable`)."""
+    return printable(json.dumps(name, ensure_ascii=False))
+
+
 def _address(diagnostic: Any) -> str:
     loc = diagnostic.location
-    return f"{loc.file}:{loc.line}:{loc.column}" if loc.line else loc.file
+    file = printable(loc.file)
+    return f"{file}:{loc.line}:{loc.column}" if loc.line else file
 
 
 def to_document(result: ApplyResult, *, status: str | None = None) -> dict[str, Any]:
@@ -199,7 +206,7 @@ class TerminalHooks:
                                  MofNCompleteColumn(), console=Console(stderr=True),
                                  transient=True)
         for scope, requests in scopes:
-            label = scope_label(scope)
+            label = markup(scope_label(scope))  # TextColumn reads rich markup
             self._tasks[scope] = self._display.add_task(label, total=requests, start=False)
         self._display.start()
 
@@ -249,12 +256,13 @@ def to_github(result: ApplyResult,
                 continue
             level = "error" if change.status is ChangeStatus.FAILED else "warning"
             location = locations.get((scope.scope, change.type or 1, change.name))
-            out.append(annotation(level, f"{change.kind} {json.dumps(change.name)} "
+            out.append(annotation(level, f"{change.kind} {_quoted(change.name)} "
                                          f"({where}): {change.status}", location,
                                   "cmdsync apply"))
     return "".join(line + "\n" for line in out)
 
 
 def to_markdown(result: ApplyResult) -> str:
-    """The result for the job summary: a heading, the summary line and the text."""
-    return f"### cmdsync apply\n\n**{summary(result)}**\n\n```\n{to_text(result)}```\n"
+    """The result for the job summary: a heading, the summary line and the text (in a
+    fence longer than any backtick run in it: names cannot close it)."""
+    return f"### cmdsync apply\n\n**{summary(result)}**\n\n{fenced(to_text(result))}"

@@ -5,7 +5,10 @@
 CLI writes through; prompts and progress bars are in :mod:`cmdsync.render.apply`.
 Everything written here passes :func:`cmdsync.client.redact.redact` first, so a
 secret that reached a message (an error body that echoes the
-``Authorization`` header, say) is never printed, whichever command met it.
+``Authorization`` header, say) is never printed, whichever command met it;
+then, unless rich styled it, :func:`cmdsync.render.escape.controls`, so no
+escape sequence reaches the terminal (renderers escape outside text with
+:func:`cmdsync.render.escape.printable` before that).
 The rich console is imported only when colour is used.
 """
 
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from cmdsync.client.redact import redact
+from cmdsync.render.escape import controls, printable
 
 
 def use_colour(stream: IO[str]) -> bool:
@@ -46,10 +50,13 @@ def err(text: str) -> None:
     write(sys.stderr, text)
 
 
-def write(stream: IO[str], text: str) -> None:
-    """Write ``text`` to ``stream`` (a prompt's), secrets redacted; characters the
-    stream's encoding lacks (an ASCII terminal, ``LC_ALL=C``) as ``\\u`` escapes."""
-    stream.write(_encodable(stream, redact(text)))
+def write(stream: IO[str], text: str, *, styled: bool = False) -> None:
+    """Write ``text`` to ``stream`` (a prompt's), secrets redacted, control characters
+    other than line breaks and tabs escaped unless ``styled`` (rich's own colour codes);
+    characters the stream's encoding lacks (an ASCII terminal, ``LC_ALL=C``) as ``\\u``
+    escapes."""
+    text = redact(text)
+    stream.write(_encodable(stream, text if styled else controls(text)))
 
 
 def _encodable(stream: IO[str], text: str) -> str:
@@ -72,7 +79,7 @@ def rich(renderable: Any, stream: IO[str] | None = None) -> None:
     console = rich_console(stream)
     with console.capture() as captured:
         console.print(renderable, end="")
-    write(stream or sys.stdout, captured.get())
+    write(stream or sys.stdout, captured.get(), styled=True)
 
 
 QUIET = False  # --quiet: results and problems only (set by the CLI)
@@ -86,8 +93,9 @@ def info(text: str) -> None:
 
 
 def warn(message: str) -> None:
-    """``warning: <message>`` on standard error."""
-    err(f"warning: {message}\n")
+    """``warning: <message>`` on standard error, as one line (the message may quote
+    outside text: :func:`~cmdsync.render.escape.printable`)."""
+    err(f"warning: {printable(message)}\n")
 
 
 def text_or_rich(plain: str, styled: Callable[[], Any]) -> None:

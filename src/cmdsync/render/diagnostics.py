@@ -10,13 +10,17 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
+from cmdsync.render.escape import fenced, printable
 
 if TYPE_CHECKING:
     from cmdsync.validate import ValidationResult
 
 
 def _address(loc: Location) -> str:
-    return f"{loc.file}:{loc.line}:{loc.column}" if loc.line else loc.file
+    """``file:line:col``, the file name escaped (it is outside text: a line break or
+    escape sequence in a name must not reach the terminal or a CI log)."""
+    file = printable(loc.file)
+    return f"{file}:{loc.line}:{loc.column}" if loc.line else file
 
 
 def text_lines(result: ValidationResult) -> list[tuple[str, Diagnostic | None]]:
@@ -27,7 +31,7 @@ def text_lines(result: ValidationResult) -> list[tuple[str, Diagnostic | None]]:
             lines.append(("", None))
         for diag in group:
             prefix = "" if diag.severity is Severity.ERROR else f"{diag.severity.value}: "
-            line = f"{_address(diag.location)}: {diag.rule} {prefix}{diag.message}"
+            line = f"{_address(diag.location)}: {diag.rule} {prefix}{printable(diag.message)}"
             for other in diag.related:
                 line += f"\n    see {_address(other)}"
             lines.append((line, diag))
@@ -57,6 +61,14 @@ def summary(result: ValidationResult) -> str:
 
 def to_text(result: ValidationResult) -> str:
     return "\n".join(line for line, _ in text_lines(result)) + "\n"
+
+
+def failure_markdown(verb: str, result: ValidationResult) -> str:
+    """The job-summary section of a ``plan`` or ``apply`` (``verb``) that the manifests
+    stopped: a heading, the summary line, the diagnostics as text in a fence no file
+    name can close (:func:`~cmdsync.render.escape.fenced`)."""
+    return (f"### cmdsync {verb}\n\n**Failed:** the manifests do not validate: "
+            f"{summary(result)}\n\n{fenced(to_text(result))}")
 
 
 def to_rich(result: ValidationResult) -> Any:

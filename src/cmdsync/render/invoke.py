@@ -5,6 +5,11 @@ same with colour, :func:`to_json` the whole exchange as one JSON document
 ``{"application_id", "ok", "refused", "outdated", "interrupted", "interaction",
 "response", "failure", "messages"}``. Response types are Discord's interaction callback
 types ("Interactions > Receiving and Responding").
+
+Everything in the text but cmdsync's own words came from the emulator or the bot:
+it passes :func:`~cmdsync.render.escape.printable`, so a reply cannot drive the
+terminal or a CI log. Text is shown as written (``é``, not ``\\u00e9``); an
+embed shows its author, title, description, fields and footer.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cmdsync.render.escape import printable
 from cmdsync.runners.invoke import Invoked
 
 CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
@@ -35,7 +41,7 @@ def to_json(result: Invoked) -> str:
 def lines(result: Invoked) -> list[tuple[str, str]]:
     """``(style, text)`` lines; the style is a rich style name ("" for none)."""
     if result.refused:
-        return [("red", f"Refused: {result.refused}")]
+        return [("red", f"Refused: {printable(result.refused)}")]
     if result.outdated:
         return [("yellow", (f"{result.outdated} (the client has the new version now: run "
                            "the same invoke again)"))]
@@ -44,7 +50,7 @@ def lines(result: Invoked) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = [("bold", _sent(interaction))]
     response = exchange.get("response")
     if exchange.get("failure"):
-        out.append(("red", f"This interaction failed: {exchange['failure']}"))
+        out.append(("red", f"This interaction failed: {printable(str(exchange['failure']))}"))
         return out
     if response is None:
         return out
@@ -53,11 +59,12 @@ def lines(result: Invoked) -> list[tuple[str, str]]:
     out.append(("cyan", f"Response: {CALLBACK_TYPES.get(kind, kind)}"))
     if kind == 8:
         choices = data.get("choices") or []
-        out += [("", f"  {c.get('name')} = {json.dumps(c.get('value'))}") for c in choices]
+        out += [("", f"  {printable(c['name'])} = {_json(c.get('value'))}") for c in choices]
         if not choices:
             out.append(("dim", "  (no choices)"))
     elif kind == 9:
-        out.append(("", (f"  modal {data.get('title')!r} ({data.get('custom_id')}), "
+        out.append(("", (f"  modal {_json(data.get('title'))} "
+                        f"({printable(str(data.get('custom_id')))}), "
                         f"{len(data.get('components') or [])} component row(s)")))
     for message in exchange.get("messages") or []:
         out += _message(message, original=message.get("type") in (20, 23))
@@ -87,7 +94,8 @@ def _sent(interaction: dict[str, Any]) -> str:
     user = (interaction.get("member") or {}).get("user") or interaction.get("user") or {}
     where = (f"in guild {interaction['guild_id']}, channel {interaction.get('channel_id')}"
              if interaction.get("guild_id") else "in a DM")
-    return f"{kind} {' '.join(words)} {where} as {user.get('username')} ({user.get('id')})"
+    return printable(f"{kind} {' '.join(words)} {where} as {user.get('username')} "
+                     f"({user.get('id')})")
 
 
 def _options(options: list[dict[str, Any]]) -> list[str]:
@@ -98,10 +106,16 @@ def _options(options: list[dict[str, Any]]) -> list[str]:
             words += _options(option.get("options") or [])
         else:
             value = option.get("value")
-            shown = value if isinstance(value, str) and " " not in value else json.dumps(value)
+            shown = value if isinstance(value, str) and value and " " not in value \
+                else _json(value)
             words.append(f"{option['name']}:{shown}" + (" (focused)" if option.get("focused")
                                                           else ""))
     return words
+
+
+def _json(value: Any) -> str:
+    """A value as JSON, as written (``"café"``, not ``"caf\\u00e9"``), made printable."""
+    return printable(json.dumps(value, ensure_ascii=False))
 
 
 def _message(message: dict[str, Any], *, original: bool) -> list[tuple[str, str]]:
@@ -111,14 +125,41 @@ def _message(message: dict[str, Any], *, original: bool) -> list[tuple[str, str]
                                    ("edited", message.get("edited_timestamp"))) if on]
     head = f"{label}{' (' + ', '.join(notes) + ')' if notes else ''}:"
     if flags & LOADING:
-        return [("dim", (f"{head} {message['author']['username']} is thinking... (deferred: "
+        author = printable(str((message.get("author") or {}).get("username")))
+        return [("dim", (f"{head} {author} is thinking... (deferred: "
                         "--wait SECONDS shows the edit and follow-ups)"))]
     out = [("green", head)]
-    content = message.get("content") or ""
-    out += [("", f"  {line}") for line in content.splitlines()]
+    out += _indented(message.get("content"), "  ")
     for embed in message.get("embeds") or []:
-        out.append(("dim", f"  [embed] {embed.get('title') or ''} "
-                           f"{embed.get('description') or ''}".rstrip()))
+        out += _embed(embed)
     if message.get("components"):
         out.append(("dim", f"  [{len(message['components'])} component row(s)]"))
     return out
+
+
+def _embed(embed: dict[str, Any]) -> list[tuple[str, str]]:
+    """``[embed] TITLE (URL)``, then its author, description, fields (``NAME: VALUE``)
+    and footer, indented below it."""
+    head = "  [embed]" + "".join(f" {part}" for part in (
+        printable(embed.get("title") or ""),
+        f"({printable(embed['url'])})" if embed.get("url") else "") if part)
+    out = [("dim", head)]
+    author = (embed.get("author") or {}).get("name")
+    if author:
+        out.append(("dim", f"    by {printable(author)}"))
+    out += _indented(embed.get("description"), "    ")
+    for field in embed.get("fields") or []:
+        name = printable(field["name"]) + (" (inline)" if field.get("inline") else "")
+        value = _indented(field["value"], "      ")
+        first = value[0][1].lstrip() if value else ""
+        out.append(("", f"    {name}: {first}".rstrip()))
+        out += value[1:]
+    footer = (embed.get("footer") or {}).get("text")
+    if footer:
+        out.append(("dim", f"    -- {printable(footer)}"))
+    return out
+
+
+def _indented(text: str | None, indent: str) -> list[tuple[str, str]]:
+    """The lines of ``text`` (a bot's, so each :func:`printable`), each after ``indent``."""
+    return [("", f"{indent}{printable(line)}") for line in (text or "").splitlines()]

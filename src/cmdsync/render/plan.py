@@ -13,7 +13,6 @@ sets to change.`` or ``No changes. Live commands match the manifest.``
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from cmdsync.manifest.diagnostics import Location
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType, scope_label
 from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
 from cmdsync.render.diagnostics import annotation
+from cmdsync.render.escape import fenced, printable
 
 Segment = tuple[str, str]  # (text, rich style; "" for none)
 Line = list[Segment]
@@ -46,7 +46,7 @@ def lines(plan: Plan) -> list[Line]:
     if changed:
         out += [[("cmdsync will perform the following actions:", "bold")], []]
     for scope in changed:
-        out.append([(scope_label(scope.scope) + ":", "bold")])
+        out.append([(printable(scope_label(scope.scope)) + ":", "bold")])
         for command in scope.commands:
             out.extend(_command(command))
         for perm in scope.permissions:
@@ -54,8 +54,8 @@ def lines(plan: Plan) -> list[Line]:
         if scope.manages_commands:
             out.append([("  " + _totals(scope), "dim")])
         out.append([])
-    out += [[("Warning: ", "bold yellow"), (w, "")] for w in plan.warnings]
-    out += [[("Error: ", "bold red"), (e, "")] for e in plan.errors]
+    out += [[("Warning: ", "bold yellow"), (printable(w), "")] for w in plan.warnings]
+    out += [[("Error: ", "bold red"), (printable(e), "")] for e in plan.errors]
     if plan.warnings or plan.errors:
         out.append([])
     out.append([(summary(plan), "bold")])
@@ -101,7 +101,7 @@ def _command(change: CommandChange) -> Iterator[Line]:
         return
     details = []
     if change.id is not None:
-        details.append(f"id {change.id}")
+        details.append(f"id {printable(str(change.id))}")
     if change.renamed_from is not None:
         details.append(f"renamed from {_show(change.renamed_from)}")
     suffix = f" ({', '.join(details)})" if details else ""
@@ -121,24 +121,16 @@ def _field(field: FieldChange) -> Line:
             (f" {path}: {_show(field.before)} -> {_show(field.after)}", "")]
 
 
-def printable(text: str) -> str:
-    """``text`` with control characters and Unicode line breaks escaped (``\\n``,
-    ``\\u2028``): a name inside a field path can then never start a new line of the
-    plan (a GitHub workflow command, a Markdown heading)."""
-    return "".join(ch if ch.isprintable() or ch == " " else
-                   json.dumps(ch)[1:-1] if ch in "\n\r\t" else f"\\u{ord(ch):04x}"
-                   for ch in text)
-
-
 def _permission(change: PermissionChange) -> Iterator[Line]:
+    target_id = printable(str(change.target_id))
     if change.key == "*":
-        where = f"application-wide, id {change.target_id}"
+        where = f"application-wide, id {target_id}"
     elif change.target_id is None:
         where = "command created by this plan"
     elif change.command_scope == "global":
-        where = f"global command, id {change.target_id}"
+        where = f"global command, id {target_id}"
     else:
-        where = f"id {change.target_id}"
+        where = f"id {target_id}"
     reason = f"; {change.reason}" if change.reason else ""
     yield [*_glyph(change.action, 2),
            (f" permissions of {_show(change.key)} ({where}){reason}", "")]
@@ -170,7 +162,7 @@ def _target(key: tuple[int, str], guild_id: str) -> str:
     elif guild_id.isdigit() and target == str(int(guild_id) - 1):
         label = "all channels"
     else:
-        label = target
+        label = printable(str(target))
     try:
         return f"{OverwriteType(kind).name.lower()} {label}"
     except ValueError:
@@ -196,8 +188,9 @@ def _totals(scope: ScopePlan) -> str:
 
 
 def _show(value: Any) -> str:
-    """A value as compact JSON, without the null keys canonical forms carry."""
-    return json.dumps(_drop_nulls(value), ensure_ascii=False)
+    """A value as compact JSON, without the null keys canonical forms carry; what JSON
+    leaves raw (C1 controls, U+2028, bidirectional controls) escaped, as JSON allows."""
+    return printable(json.dumps(_drop_nulls(value), ensure_ascii=False))
 
 
 def _drop_nulls(value: Any) -> Any:
@@ -245,6 +238,5 @@ def to_markdown(plan: Plan) -> str:
             body.append("!" + " " * (len(line) - len(stripped)) + stripped[1:])
         else:
             body.append(" " + line)
-    text = "\n".join(body)
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
-    return f"### cmdsync plan\n\n**{summary(plan)}**\n\n{fence}diff\n{text}\n{fence}\n"
+    diff = fenced("\n".join(body), "diff")
+    return f"### cmdsync plan\n\n**{summary(plan)}**\n\n{diff}"

@@ -13,6 +13,11 @@ that long to collect follow-ups, or until ``follow_ups`` of them arrived. It pri
 
 Only the emulator runs interactions: against Discord (or any URL without
 the admin API) it raises :class:`~cmdsync.errors.UsageError`.
+
+Every exchange is held against :data:`EXCHANGE`, the shapes the output reads
+(jsonschema): what the application sent that Discord would refuse (an embed
+that is not an object, say) becomes the exchange's ``failure``; an exchange
+the emulator itself garbled is a :class:`~cmdsync.errors.CmdsyncError`.
 """
 
 from __future__ import annotations
@@ -32,8 +37,54 @@ import httpx
 from cmdsync.client.auth import Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, check_base_url
 from cmdsync.errors import CmdsyncError, UsageError
+from cmdsync.render.escape import printable
 from cmdsync.runners import aio
 from cmdsync.runners.session import LOCAL_STATE, Connection, local_seed
+
+_TEXT = {"type": ["string", "null"]}
+_LIST = {"type": ["array", "null"]}
+_USER = {"type": ["object", "null"], "properties": {"id": _TEXT, "username": _TEXT}}
+_EMBED = {"type": "object", "properties": {
+    "title": _TEXT, "description": _TEXT, "url": _TEXT,
+    "author": {"type": ["object", "null"], "properties": {"name": _TEXT}},
+    "footer": {"type": ["object", "null"], "properties": {"text": _TEXT}},
+    "fields": {"type": ["array", "null"], "items": {
+        "type": "object", "required": ["name", "value"],
+        "properties": {"name": {"type": "string"}, "value": {"type": "string"},
+                       "inline": {"type": ["boolean", "null"]}}}}}}
+# What the application sent: its response, and the messages it made (original, follow-ups).
+_SENT = {
+    "response": {"type": ["object", "null"], "properties": {
+        "type": {"type": "integer"},
+        "data": {"type": ["object", "null"], "properties": {
+            "choices": {"type": ["array", "null"], "items": {
+                "type": "object", "required": ["name"],
+                "properties": {"name": {"type": "string"}}}},
+            "title": _TEXT, "custom_id": _TEXT, "components": _LIST}}}},
+    "messages": {"type": ["array", "null"], "items": {"type": "object", "properties": {
+        "type": {"type": ["integer", "null"]}, "flags": {"type": ["integer", "null"]},
+        "content": _TEXT, "embeds": {"type": ["array", "null"], "items": _EMBED},
+        "components": _LIST, "author": _USER, "edited_timestamp": _TEXT}}}}
+# What the emulator built: the interaction sent, and why it failed.
+_BUILT = {
+    "interaction": {"type": "object", "required": ["id"], "properties": {
+        "id": {"type": "string"}, "type": {"type": "integer"}, "guild_id": _TEXT,
+        "channel_id": _TEXT, "user": _USER,
+        "member": {"type": ["object", "null"], "properties": {"user": _USER}},
+        "data": {"type": "object", "properties": {
+            "name": {"type": "string"}, "type": {"type": "integer"}, "target_id": _TEXT,
+            "options": {"$ref": "#/$defs/options"}}}}},
+    "failure": _TEXT}
+EXCHANGE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object", "required": ["interaction"], "properties": {**_BUILT, **_SENT},
+    "$defs": {"options": {"type": ["array", "null"], "items": {
+        "type": "object", "required": ["name"],
+        "properties": {"name": {"type": "string"}, "type": {"type": "integer"},
+                       "focused": {"type": ["boolean", "null"]},
+                       "options": {"$ref": "#/$defs/options"}}}}}}
+"""The exchange ``{"interaction", "response", "failure", "messages"}`` as the output
+reads it (a JSON Schema; other keys are allowed)."""
 
 POLL_INTERVAL = 0.2  # seconds between polls while waiting for follow-ups
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token works (Discord's 15 minutes)
@@ -100,8 +151,8 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
                 try:
                     while clock() < deadline and not _arrived(result, request.follow_ups):
                         await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
-                        result.exchange = {**result.exchange, **await _poll(
-                            client, result.exchange["interaction"]["id"])}
+                        result.exchange = checked_exchange({**result.exchange, **await _poll(
+                            client, result.exchange["interaction"]["id"])})
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     result.interrupted = True  # show what arrived so far
             return result
@@ -201,8 +252,9 @@ async def _application_id(client: httpx.AsyncClient, connection: Connection,
         return local_application_id()
     if env.get("DISCORD_APPLICATION_ID", "").strip():
         return env["DISCORD_APPLICATION_ID"].strip()
-    state = (await _call(client, "GET", "/_emulator/state")).json()
-    apps = [a["id"] for a in state.get("applications", [])]
+    listed = _json(await _call(client, "GET", "/_emulator/state")).get("applications")
+    apps = [a.get("id") for a in listed if isinstance(a, dict)] \
+        if isinstance(listed, list) else []
     if len(apps) != 1:
         raise UsageError(f"the emulator has {len(apps)} applications: choose one with "
                          "--application-id or DISCORD_APPLICATION_ID")
@@ -221,8 +273,9 @@ async def _set_endpoint(client: httpx.AsyncClient, bot_token: str, url: str) -> 
     body = _json(response)
     leaf = (((body.get("errors") or {}).get("interactions_endpoint_url") or {})
             .get("_errors") or [{}])[0].get("message")
+    said = leaf or body.get("message") or response.status_code
     raise CmdsyncError(f"cannot set the interactions endpoint URL {url}: "
-                       f"{leaf or body.get('message') or response.status_code}")
+                       f"{printable(str(said))}")
 
 
 async def _post(client: httpx.AsyncClient, app_id: str, request: Request) -> Invoked:
@@ -234,14 +287,48 @@ async def _post(client: httpx.AsyncClient, app_id: str, request: Request) -> Inv
     response = await _call(client, "POST", "/_emulator/interactions", json=body)
     answer = _json(response)
     if response.status_code == 200:
-        return Invoked(app_id, exchange=answer)
+        return Invoked(app_id, exchange=checked_exchange(answer))
     if answer.get("code") == 50035 and OUTDATED in str(answer.get("errors")):
         return Invoked(app_id, outdated="This command is outdated, please try again in a few "
                                         "minutes")
     if response.status_code == 400 and answer.get("code") == 0:
         return Invoked(app_id, refused=str(answer.get("message")))
+    said = answer.get("message", response.text[:200])
     raise CmdsyncError(f"the emulator answered HTTP {response.status_code}: "
-                       f"{answer.get('message', response.text[:200])}")
+                       f"{printable(str(said))}")
+
+
+def checked_exchange(exchange: dict[str, Any]) -> dict[str, Any]:
+    """``exchange`` held against :data:`EXCHANGE`: returned as it is when it fits (or
+    already failed); with ``failure`` saying what Discord would refuse when what the
+    application sent does not fit (Discord answers such a response or message with
+    50035 Invalid Form Body). Raises :class:`CmdsyncError` when the emulator's own part
+    (the interaction, the failure) does not fit: a server that is not the emulator."""
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(Draft202012Validator(EXCHANGE).iter_errors(exchange),
+                    key=lambda e: list(e.absolute_path))
+    built = [e for e in errors if not e.absolute_path or e.absolute_path[0] in _BUILT]
+    if built:
+        raise CmdsyncError(f"the emulator answered an exchange cmdsync cannot read: "
+                           f"{_where(built[0])}: {_said(built[0])}")
+    if not errors or exchange.get("failure"):
+        return exchange
+    return {**exchange, "failure": (f"Discord would refuse what the application sent: 50035 "
+                                    f"Invalid Form Body ({_where(errors[0])}: "
+                                    f"{_said(errors[0])})")}
+
+
+def _where(error: Any) -> str:
+    """``messages[0].embeds[1]``: where in the exchange the error is."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}"
+                   for part in error.absolute_path).lstrip(".") or "the exchange"
+
+
+def _said(error: Any) -> str:
+    """jsonschema's message, at most 200 characters (it quotes the value)."""
+    message = str(error.message)
+    return message if len(message) <= 200 else message[:199] + "\u2026"
 
 
 def _arrived(result: Invoked, wanted: int) -> bool:
