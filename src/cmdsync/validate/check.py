@@ -23,6 +23,7 @@ from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.manifest.entries import CommandEntry, ManifestSet, collect
 from cmdsync.manifest.files import is_code_source
 from cmdsync.manifest.loader import Document, SharedBodies, load_file
+from cmdsync.manifest.sniff import is_manifest
 from cmdsync.validate import gcpause
 from cmdsync.validate.rules import all_rules
 from cmdsync.validate.rules.base import PerCommand
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from cmdsync.state.application import AppInfo
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+CONFIG_FILE = "cmdsync.toml"  # cmdsync.runners.project's, which reads it
 
 
 @dataclass
@@ -56,9 +58,12 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
     """Files named directly, plus every manifest file below named directories.
 
     Directories are walked recursively in sorted order, skipping hidden
-    entries and JSON Schemas (``*.schema.json``, such as the editor schema
-    written beside the manifests); a path that does not exist becomes a CS001
-    diagnostic.
+    entries, JSON Schemas (``*.schema.json``, such as the editor schema
+    written beside the manifests) and YAML and JSON files that are not
+    manifests by their content (:func:`cmdsync.manifest.sniff.is_manifest`:
+    a docker-compose file, ``package.json``, a saved plan); a path that does
+    not exist becomes a CS001 diagnostic, and so does the project
+    configuration (``cmdsync.toml``) given as a manifest, saying so.
     """
     files: list[str] = []
     problems: list[Diagnostic] = []
@@ -69,7 +74,16 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Diagnostic]]:
                 files.extend(os.path.join(root, name) for name in sorted(names)
                              if name.lower().endswith(MANIFEST_SUFFIXES)
                              and not name.startswith(".")
-                             and not name.lower().endswith(".schema.json"))
+                             and not name.lower().endswith(".schema.json")
+                             and is_manifest(os.path.join(root, name)))
+        elif os.path.basename(path) == CONFIG_FILE or path.lower().endswith(".toml"):
+            problems.append(Diagnostic("CS001", Severity.ERROR, (
+                f"{os.path.basename(path)} is the project configuration, not a manifest: run "
+                "the command without paths to read the manifests it lists (its `manifests`)"
+                if os.path.basename(path) == CONFIG_FILE else
+                "a TOML file is not a manifest: give the YAML or JSON manifests (a "
+                "cmdsync.toml beside them lists them, so that no paths are needed)"),
+                Location(path)))
         elif os.path.exists(path):
             files.append(path)
         else:

@@ -1,0 +1,92 @@
+"""The rough edges a new user hit (issue 28): each test drives the real CLI the way the
+trial did and holds the whole message it printed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cmdsync.apply.replay import already_applied
+from cmdsync.client.auth import Auth, Token
+from cmdsync.client.http import ClientConfig, DiscordClient
+from cmdsync.emulator import seed as emulator_seed
+from cmdsync.emulator.app import create_app
+from cmdsync.emulator.instance import new_emulator
+from cmdsync.emulator.server import BackgroundServer
+from cmdsync.errors import NetworkError
+from cmdsync.runners.files import load_saved_plan
+from cmdsync.runners.session import Connection, fetch_scopes, open_session
+from tests.support.cli import GUILD, MANIFEST, clean_environment, run
+
+APP = emulator_seed.APPLICATION_ID
+OTHER_APP = "999999999999999999"
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A clean environment in an empty working directory holding bot.yaml."""
+    clean_environment(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An emulator served on loopback; its base URL, its tokens in the environment."""
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", emulator_seed.BOT_TOKEN)
+    monkeypatch.setenv("DISCORD_BEARER_TOKEN", emulator_seed.USER_TOKEN)
+    with BackgroundServer(create_app(new_emulator())) as base_url:
+        yield f"{base_url}/api/v10"
+
+
+def _backup_line(out: str) -> tuple[str, str]:
+    """The backup's path and the command line apply printed to restore it."""
+    found = re.search(r"Backed up .* to (\S+)\n\(restore it with `([^`]+)`\)", out)
+    assert found, out
+    return found.group(1), found.group(2)
+
+
+# --- item 29: what validate reads in a directory ---------------------------------------
+
+NOT_MANIFESTS = {"docker-compose.yml": "services:\n  web:\n    image: bot\n",
+                 "package.json": '{"name": "bot", "version": "1.0.0"}\n',
+                 ".github/workflows/ci.yml": "on: push\njobs: {}\n"}
+
+
+def test_validate_a_directory_reads_manifests_only(here: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    for name, text in NOT_MANIFESTS.items():
+        (here / name).parent.mkdir(parents=True, exist_ok=True)
+        (here / name).write_text(text, encoding="utf-8")
+    assert run(capsys, "plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
+    (here / "pulled.json").write_text(json.dumps({"commands": [
+        {"name": "pong", "description": "Pong"}]}), encoding="utf-8")
+    assert run(capsys, "validate", ".") == (0, "All 2 files valid (3 commands).\n", "")
+    # named on the command line, a file is read whatever it holds
+    assert run(capsys, "validate", "package.json")[0] == 1
+
+
+def test_validate_an_empty_directory_warns(here: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "empty").mkdir()
+    assert run(capsys, "validate", "empty") == (
+        0, "", ("warning: No manifest files found in empty (YAML or JSON files with "
+                "top-level commands or guilds)\n"))
+
+
+def test_validate_the_configuration_says_what_it_is(here: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "cmdsync.toml").write_text('manifests = ["bot.yaml"]\n', encoding="utf-8")
+    assert run(capsys, "validate", "cmdsync.toml") == (2, (
+        "cmdsync.toml: CS001 cmdsync.toml is the project configuration, not a manifest: run "
+        "the command without paths to read the manifests it lists (its `manifests`)\n\n"
+        "Found 1 error in 1 of 1 file.\n"), "")
+    assert run(capsys, "validate") == (0, "All 1 file valid (2 commands).\n", "")
