@@ -54,6 +54,19 @@ def _backup_line(out: str) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
+# --- item 27: global flags after the subcommand ---------------------------------------
+
+def test_global_flags_work_after_the_subcommand(here: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "validate", "bot.yaml", "--quiet") == (0, "", "")
+    assert run(capsys, "validate", "-q", "bot.yaml", "--no-color") == (0, "", "")
+    # an option's value stays its value, and so does all after --
+    assert run(capsys, "plan", "--local", "--out", "-q", "bot.yaml")[0] == 0
+    assert (here / "-q").is_file()
+    code, out, _ = run(capsys, "validate", "--", "-q")  # the saved plan, as a manifest
+    assert code == 1 and out.startswith("-q:")
+
+
 # --- item 29: what validate reads in a directory ---------------------------------------
 
 NOT_MANIFESTS = {"docker-compose.yml": "services:\n  web:\n    image: bot\n",
