@@ -175,7 +175,7 @@ def apply_once(admin: httpx.Client, server: str, path: str, cwd: Path, strategy:
     try:
         result = run_apply(server, path, cwd, strategy, on_error)
     except CmdsyncError as exc:
-        assert re.search(r": (no response after|HTTP (5\d\d|429))", str(exc)), exc
+        assert re.search(r": (no response from \S+ after|HTTP (5\d\d|429))", str(exc)), exc
         settle(admin)
         assert admin.get("/log").json()["counts"]["writes"] == writes
         return None

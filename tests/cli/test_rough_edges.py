@@ -54,6 +54,48 @@ def _backup_line(out: str) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
+# --- item 26: a refused connection fails fast and names the host and port -----------
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port bound but not listening: connections to it are refused, and no
+    other process can take it meanwhile."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_refused_connection_is_tried_twice_and_names_the_host(
+        here: Path, closed_port: int, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", emulator_seed.BOT_TOKEN)
+    url = f"http://127.0.0.1:{closed_port}/api/v10"
+    assert run(capsys, "plan", "--api-url", url, "--application-id", APP, "bot.yaml") == (
+        1, "", (f"error: GET /applications/@me: cannot connect to 127.0.0.1:{closed_port}: "
+                f"connection refused (2 attempts): nothing listens for {url}; check --api-url "
+                "(or CMDSYNC_API_URL), and that `cmdsync emulator` (or your server) is "
+                "running there\n"))
+
+
+def test_the_client_sends_a_refused_request_twice_only(closed_port: int) -> None:
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async def attempt() -> DiscordClient:
+        client = DiscordClient(Auth(Token("Bot", emulator_seed.BOT_TOKEN)), config=ClientConfig(
+            base_url=f"http://127.0.0.1:{closed_port}/api/v10"), sleep=sleep)
+        async with client:
+            with pytest.raises(NetworkError, match="connection refused"):
+                await client.request("GET", "/applications/@me", route="/applications/@me")
+        return client
+
+    client = asyncio.run(attempt())
+    assert [(e.status, e.reached) for e in client.exchanges] == [(None, False), (None, False)]
+    assert slept == [0.5]
+
+
 # --- item 27: global flags after the subcommand ---------------------------------------
 
 def test_global_flags_work_after_the_subcommand(here: Path,

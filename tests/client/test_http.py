@@ -254,8 +254,8 @@ def test_timeout_gives_up_with_a_clear_message() -> None:
     handler, seen = sequence(httpx.ReadTimeout("timed out"))
     with pytest.raises(NetworkError) as caught:
         run(list_global(client(handler, time, max_retries=2)))
-    assert str(caught.value) == (f"GET /applications/{APP}/commands: no response after 3 "
-                                 "attempts: ReadTimeout: timed out")
+    assert str(caught.value) == (f"GET /applications/{APP}/commands: no response from "
+                                 "discord.test:443 after 3 attempts: ReadTimeout: timed out")
     assert len(seen) == 3
 
 

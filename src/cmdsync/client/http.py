@@ -10,7 +10,10 @@ called concurrently (``asyncio.gather``). For each request it waits on the
   create limit answered as 429 fails at once);
 - 5xx, timeouts and network errors: retries with exponential backoff
   (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
-  ``max_retries`` times. Every request cmdsync sends may be sent twice: GET,
+  ``max_retries`` times; a refused connection (nothing listens at the
+  host and port) only ``max_refused_retries`` times (once), since a CLI
+  waiting for a server that is not there helps no one; the error names the
+  host and port tried. Every request cmdsync sends may be sent twice: GET,
   PUT, PATCH and DELETE are idempotent, and the one POST (create a command)
   upserts by name and type (Discord's "Application Commands" documentation (endpoints)), so a create that reached
   Discord and lost its answer is overwritten by its retry (200), not made twice;
@@ -26,6 +29,7 @@ exceptions or logs.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import re
@@ -70,6 +74,7 @@ class ClientConfig:
     base_url: str = DEFAULT_API_URL
     timeout: float = 15.0
     max_retries: int = 4
+    max_refused_retries: int = 1
     max_rate_limit_retries: int = 5
     max_retry_after: float = 300.0
     backoff_base: float = 0.5
@@ -113,6 +118,7 @@ class _Tries:
     route: str  # "GET /applications/{}/commands": the rate-limit route key
     major: str  # the guild id, else the application id
     network: int = 0  # retries after 5xx, timeouts and network errors
+    refused: int = 0  # of those, after a refused connection
     limited: int = 0  # retries after 429
 
 
@@ -203,12 +209,24 @@ class DiscordClient:
         if permanent is not None:
             raise NetworkError(f"{tries.method} {tries.path}: {permanent}",
                                method=tries.method, path=tries.path) from None
+        where = _host_port(self._http.base_url)
+        refused = _refused(exc)
+        if refused and tries.refused >= self.config.max_refused_retries:
+            attempts = tries.network + 1
+            raise NetworkError(
+                f"{tries.method} {tries.path}: cannot connect to {where}: connection refused "
+                f"({attempts} attempt{'s' if attempts != 1 else ''}): nothing listens for "
+                f"{self.config.base_url}; check --api-url (or CMDSYNC_API_URL)"
+                + (", and that `cmdsync emulator` (or your server) is running there"
+                   if _loopback(self._http.base_url) else ", and this machine's network"),
+                method=tries.method, path=tries.path) from None
         if tries.network >= self.config.max_retries:
-            raise NetworkError(f"{tries.method} {tries.path}: no response after "
+            raise NetworkError(f"{tries.method} {tries.path}: no response from {where} after "
                                f"{tries.network + 1} attempts: {_describe(exc)}",
                                method=tries.method, path=tries.path) from None
         await self._backoff(tries.network, tries.method, tries.path, _describe(exc))
         tries.network += 1
+        tries.refused += refused
 
     async def _retry(self, tries: _Tries, response: httpx.Response, body: Any) -> bool:
         """Whether to send again: a 429 within limits (after recording the pause) or a 5xx."""
@@ -357,6 +375,30 @@ def _permanent(exc: Exception) -> str | None:
             return (f"cannot resolve the host ({cause.strerror or cause}): check --api-url "
                     "(or CMDSYNC_API_URL) and this machine's DNS")
     return None
+
+
+def _refused(exc: Exception) -> bool:
+    """Whether the connection was refused (ECONNREFUSED anywhere in the chain of causes)."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or (
+                isinstance(seen, OSError) and seen.errno == errno.ECONNREFUSED):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _loopback(url: httpx.URL) -> bool:
+    return url.host in ("localhost", "::1") or url.host.startswith("127.")
+
+
+def _host_port(url: httpx.URL) -> str:
+    """``host:port`` of ``url`` (the scheme's default port when it names none)."""
+    port = url.port or {"https": 443, "http": 80}.get(url.scheme)
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{host}:{port}" if port else host
 
 
 def _describe(exc: Exception) -> str:
