@@ -138,7 +138,8 @@ def test_admin_config(admin: httpx.Client, http_api: httpx.Client) -> None:
     current = admin.get("/config").json()
     assert current["limits"] == {"daily_creates": 200, "daily_creates_status": 400,
                                  "max_body_bytes": 4194304, "interaction_deadline": 3.0,
-                                 "interaction_token_lifetime": 900.0}
+                                 "interaction_token_lifetime": 900.0,
+                                 "verification_deadline": 10.0}
     changed = admin.put("/config", json={
         "ratelimit": {"global_limit": 2}, "limits": {"daily_creates": 1}}).json()
     assert (changed["ratelimit"]["global_limit"], changed["limits"]["daily_creates"]) == (2, 1)

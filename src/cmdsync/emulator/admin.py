@@ -30,21 +30,29 @@ No authentication; faults and rate limits never apply here.
   "global_window", "route_limit", "route_window"}, "faults": {"latency",
   "error_rate", "error_statuses", "drop_rate", "seed", "slow_rate",
   "slow_latency", "lost_rate"}, "limits":
-  {"daily_creates", "daily_creates_status", "max_body_bytes"}}``; a PUT
-  changes the sections it names, each given in full or in part.
+  {"daily_creates", "daily_creates_status", "max_body_bytes",
+  "interaction_deadline", "interaction_token_lifetime",
+  "verification_deadline"}}``; a PUT changes the sections it names, each
+  given in full or in part.
 
 Bad input answers 400 ``{"message": "...", "code": 0}``.
 
 Since the admin API has no authentication, it takes only what a web page
 cannot send across origins without a preflight (which it never answers): a
-request carrying an ``Origin`` other than the emulator's own is refused with
-403, a body must be ``application/json`` (or ``application/yaml`` for a
+request for a host name other than a loopback one (``localhost``,
+``127.0.0.0/8``, ``::1``) or the one the emulator listens on is refused with
+403 (a page that rebinds its own name to 127.0.0.1 is same-origin, but still
+names its host), as is one carrying an ``Origin`` other than the emulator's
+own; a body must be ``application/json`` (or ``application/yaml`` for a
 seed) or 415, and a body larger than the API's ``max_body_bytes`` is 413.
+A ``PUT /_emulator/config`` value out of its range (``NaN``, a latency of
+``1e308`` seconds) is 400 naming the field and its range.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -54,7 +62,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cmdsync.emulator import interactions
+from cmdsync.emulator import interactions, strict_json
 from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.invocation import Invocation, Refused
@@ -80,8 +88,14 @@ def _bad(message: str, status: int = 400) -> Response:
 
 
 def _guarded(handler: Handler) -> Handler:
-    """Refuse cross-origin calls, bodies of a simple content type, and large bodies."""
+    """Refuse requests for another host (DNS rebinding), cross-origin calls, bodies of
+    a simple content type, and large bodies."""
     async def guarded(request: Request) -> Response:
+        host = (request.url.hostname or "").lower().rstrip(".")
+        if not (_loopback(host) or host in request.app.state.admin_hosts):
+            return _bad(f"the admin API answers only requests for localhost, 127.0.0.1, [::1] "
+                        f"or the host it listens on, not {host or 'no host'!r}: call it by "
+                        "one of those", 403)
         origin = request.headers.get("origin")
         own = f"{request.url.scheme}://{request.url.netloc}"
         if origin is not None and origin != own:
@@ -104,6 +118,15 @@ def _guarded(handler: Handler) -> Handler:
         return await handler(request)
 
     return guarded
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 async def reset(request: Request) -> Response:
@@ -129,7 +152,7 @@ async def seed(request: Request) -> Response:
 async def invoke(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
     try:
-        invocation = Invocation.from_json(json.loads(request.state.body or b"null"))
+        invocation = Invocation.from_json(strict_json.loads(request.state.body or b"null"))
         result = await run_in_threadpool(
             interactions.invoke, emulator.store, invocation, now=emulator.clock(),
             limits=emulator.limits)
@@ -169,8 +192,12 @@ async def state(request: Request) -> Response:
 async def config(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
     if request.method == "PUT":
+        try:  # NaN and infinities are read, then refused naming their field
+            body = json.loads(request.state.body)
+        except (ValueError, RecursionError):
+            return _bad("send the configuration as a JSON object")
         try:
-            _configure(emulator, json.loads(request.state.body))
+            _configure(emulator, body)
         except (ValueError, TypeError) as exc:
             return _bad(f"bad configuration: {exc}")
     return JSONResponse(current_config(emulator))
@@ -183,22 +210,30 @@ def current_config(emulator: Emulator) -> dict[str, Any]:
 
 
 def _configure(emulator: Emulator, body: Any) -> None:
-    """Apply a config body; raises ValueError or TypeError, changing nothing, if bad."""
+    """Apply a config body; raises ValueError or TypeError naming the section and field,
+    changing nothing, if a part of it is bad."""
     if not isinstance(body, dict) or set(body) - {"ratelimit", "faults", "limits"}:
         raise ValueError("expected an object with ratelimit, faults and/or limits")
-    ratelimit = _merge(emulator.limiter.config, body.get("ratelimit"))
-    faults = _merge(emulator.faults.config, body.get("faults"))
-    limits = _merge(emulator.limits, body.get("limits"))
+    ratelimit = _merge("ratelimit", emulator.limiter.config, body.get("ratelimit"))
+    faults = _merge("faults", emulator.faults.config, body.get("faults"))
+    limits = _merge("limits", emulator.limits, body.get("limits"))
     emulator.limiter.configure(ratelimit)
     emulator.faults.configure(faults)
     emulator.limits = limits
 
 
-def _merge(current: Any, changes: Any) -> Any:
+def _merge(section: str, current: Any, changes: Any) -> Any:
     if changes is None:
         return current
     if not isinstance(changes, dict):
-        raise TypeError("each section must be an object")
-    if "error_statuses" in changes and isinstance(changes["error_statuses"], list):
+        raise TypeError(f"{section} must be an object")
+    known = [field.name for field in dataclasses.fields(current)]
+    unknown = sorted(set(changes) - set(known))
+    if unknown:
+        raise ValueError(f"{section}: unknown setting {unknown[0]!r}: use {', '.join(known)}")
+    if isinstance(changes.get("error_statuses"), list):
         changes = {**changes, "error_statuses": tuple(changes["error_statuses"])}
-    return dataclasses.replace(current, **changes)
+    try:
+        return dataclasses.replace(current, **changes)
+    except ValueError as exc:
+        raise ValueError(f"{section}.{exc}") from exc

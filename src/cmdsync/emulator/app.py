@@ -18,9 +18,7 @@ method ``405: Method Not Allowed``, both code 0.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -30,7 +28,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import access, admin, error_replies, oauth
+from cmdsync.emulator import access, admin, error_replies, oauth, strict_json
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
@@ -39,14 +37,23 @@ from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
 
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
-MAX_JSON_DEPTH = 64
+IN_PROCESS_HOST = "cmdsync.local"  # the host of `cmdsync invoke --local`'s base URL
 CLIENT_CLOSED = 499  # logged for a request whose client left before sending its body
 _SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id", "interaction_id")
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def create_app(emulator: Emulator) -> Starlette:
-    """The ASGI app serving ``emulator``."""
+def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
+               ) -> Starlette:
+    """The ASGI app serving ``emulator``.
+
+    ``hosts`` are the host names (the ``Host`` header without its port) the
+    admin API answers to besides loopback ones (``localhost``,
+    ``127.0.0.0/8``, ``::1``); it refuses any other with 403, so that a web
+    page cannot reach it by DNS rebinding. :func:`cmdsync.emulator.server.serve`
+    gives the address it listens on; the default is the name ``cmdsync invoke
+    --local`` calls the in-process emulator by.
+    """
     api: list[BaseRoute] = []
     for path in dict.fromkeys(route.path for route in ROUTES):
         methods = {r.method: r for r in ROUTES if r.path == path}
@@ -60,6 +67,7 @@ def create_app(emulator: Emulator) -> Starlette:
         HTTPException: _http_error, Exception: _server_error})
     app.router.redirect_slashes = False
     app.state.emulator = emulator
+    app.state.admin_hosts = frozenset(host.lower().rstrip(".") for host in hosts)
     return app
 
 
@@ -140,8 +148,8 @@ def _check_snowflakes(params: dict[str, str]) -> None:
 async def _read_json(request: Request, limit: int) -> Any:
     """The parsed JSON body: 413 past ``limit`` bytes, 50109 when not JSON.
 
-    NaN, infinities and nesting deeper than :data:`MAX_JSON_DEPTH` are
-    refused as invalid JSON too.
+    NaN, infinities and nesting deeper than :data:`strict_json.MAX_DEPTH`
+    are refused as invalid JSON too.
     """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -152,36 +160,9 @@ async def _read_json(request: Request, limit: int) -> Any:
         if len(raw) > limit:
             raise error_replies.too_large()
     try:
-        value = json.loads(bytes(raw), parse_constant=_refuse, parse_float=_finite)
-    except (ValueError, RecursionError) as exc:
+        return strict_json.loads(bytes(raw))
+    except ValueError as exc:
         raise error_replies.invalid_json() from exc
-    if _too_deep(value):
-        raise error_replies.invalid_json()
-    return value
-
-
-def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is out of range")
-    return value
-
-
-def _too_deep(value: Any) -> bool:
-    """Whether arrays and objects nest more than :data:`MAX_JSON_DEPTH` levels."""
-    level, depth = [value], 0
-    while level:
-        containers = [item for item in level if isinstance(item, (dict, list))]
-        depth += bool(containers)
-        if depth > MAX_JSON_DEPTH:
-            return True
-        level = [child for item in containers
-                 for child in (item.values() if isinstance(item, dict) else item)]
-    return False
 
 
 async def _oauth2_token(request: Request) -> Response:

@@ -23,6 +23,7 @@ from typing import Any
 
 from cmdsync.emulator import error_replies
 from cmdsync.emulator.bodies import stored_body
+from cmdsync.emulator.bounds import check_number
 from cmdsync.emulator.database import Application, Store, StoredCommand
 from cmdsync.emulator.form_body import invalid_form_body, nest
 from cmdsync.manifest.diagnostics import Severity
@@ -36,16 +37,29 @@ MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite
 NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS4", "CS502")
 
 
+# Each limit's range: (lowest, highest, unit); seconds must be above the lowest.
+RANGES: dict[str, tuple[float, float, str]] = {
+    "daily_creates": (1, 1_000_000, "creates"),
+    "max_body_bytes": (1, 100 * 1024 * 1024, "bytes"),
+    "interaction_deadline": (0, 15 * 60, "seconds"),
+    "interaction_token_lifetime": (0, 86_400, "seconds"),
+    "verification_deadline": (0, 60, "seconds")}
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Service limits: daily creates per scope, the request body size, interaction times.
+    """Service limits: daily creates per scope, body sizes, interaction times.
 
     ``daily_creates_status`` is 400 or 429: Discord has answered 30034 both
-    ways (Discord has answered both ways). ``max_body_bytes`` bounds request bodies (413).
+    ways. ``max_body_bytes`` bounds request bodies (413) and an application's
+    answers to interactions and endpoint verification (a larger answer fails).
     ``interaction_deadline`` (seconds, Discord's 3) is how long an application
-    has to answer an interaction; ``interaction_token_lifetime`` (seconds,
-    Discord's 15 minutes) how long its token works for follow-ups (Discord's
-    "Receiving and Responding" docs).
+    has to answer an interaction, the whole answer or its callback;
+    ``interaction_token_lifetime`` (seconds, Discord's 15 minutes) how long its
+    token works for follow-ups (Discord's "Receiving and Responding" docs);
+    ``verification_deadline`` (seconds, 10) how long the endpoint check of
+    ``interactions_endpoint_url`` may take, both its PINGs. Out of range
+    (:data:`RANGES`), a value raises ValueError naming it.
     """
 
     daily_creates: int = 200
@@ -53,18 +67,16 @@ class Limits:
     max_body_bytes: int = 4 * 1024 * 1024
     interaction_deadline: float = 3.0
     interaction_token_lifetime: float = 15 * 60.0
+    verification_deadline: float = 10.0
 
     def __post_init__(self) -> None:
-        if self.daily_creates_status not in (400, 429):
-            raise ValueError("daily_creates_status must be 400 or 429")
-        for value in (self.daily_creates, self.max_body_bytes):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError("daily_creates and max_body_bytes must be integers >= 1")
-        for seconds in (self.interaction_deadline, self.interaction_token_lifetime):
-            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
-                    or not 0 < seconds <= 86400:
-                raise ValueError("interaction_deadline and interaction_token_lifetime must "
-                                 "be seconds above 0")
+        if isinstance(self.daily_creates_status, bool) or \
+                self.daily_creates_status not in (400, 429):
+            raise ValueError(f"daily_creates_status must be 400 or 429, not "
+                             f"{self.daily_creates_status!r}")
+        for name, (low, high, unit) in RANGES.items():
+            check_number(name, getattr(self, name), low, high, unit=unit,
+                         integer=unit in ("creates", "bytes"), above_low=unit == "seconds")
 
 
 @dataclass(frozen=True)

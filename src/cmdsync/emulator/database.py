@@ -132,6 +132,7 @@ class Store:
         """
         self._lock = threading.RLock()
         self._answering: dict[str, threading.Event] = {}
+        self._responded: dict[str, threading.Event] = {}
         try:
             if path != ":memory:" and not os.path.lexists(path):
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
@@ -166,16 +167,30 @@ class Store:
                 self._db.execute("COMMIT")
 
     @contextmanager
-    def answering(self, token: str) -> Iterator[None]:
-        """Mark the interaction of ``token`` as delivered and its HTTP answer not yet taken."""
-        event = threading.Event()
+    def answering(self, token: str) -> Iterator[threading.Event]:
+        """Mark the interaction of ``token`` as delivered and its HTTP answer not yet taken.
+
+        Yields an event that :meth:`responded` sets: the response came through
+        the callback route meanwhile.
+        """
+        event, responded = threading.Event(), threading.Event()
         with self._lock:
             self._answering[token] = event
+            self._responded[token] = responded
         try:
-            yield
+            yield responded
         finally:
             with self._lock:
                 self._answering.pop(token, None)
+                self._responded.pop(token, None)
+            event.set()
+
+    def responded(self, token: str) -> None:
+        """Tell whoever waits in :meth:`answering` that the interaction of ``token`` has
+        its response (recorded and committed)."""
+        with self._lock:
+            event = self._responded.get(token)
+        if event is not None:
             event.set()
 
     def wait_for_answer(self, token: str, timeout: float) -> None:

@@ -24,8 +24,16 @@ from dataclasses import dataclass
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from cmdsync.emulator.bounds import check_number
+
 _REASONS = {500: "500: Internal Server Error", 502: "502: Bad Gateway",
             503: "503: Service Unavailable", 504: "504: Gateway Timeout"}
+# Each number's range: (lowest, highest, unit). A latency past a minute (10 minutes for
+# the slow ones) holds requests longer than any client waits.
+RANGES: dict[str, tuple[float, float, str]] = {
+    "latency": (0, 60, "seconds"), "slow_latency": (0, 600, "seconds"),
+    "error_rate": (0, 1, ""), "drop_rate": (0, 1, ""), "slow_rate": (0, 1, ""),
+    "lost_rate": (0, 1, "")}
 
 
 @dataclass(frozen=True)
@@ -51,11 +59,16 @@ class FaultConfig:
     lost_rate: float = 0.0
 
     def __post_init__(self) -> None:
-        rates = (self.error_rate, self.drop_rate, self.slow_rate, self.lost_rate)
-        if self.latency < 0 or self.slow_latency < 0 or not all(0 <= r <= 1 for r in rates):
-            raise ValueError("latencies must be >= 0 and rates between 0 and 1")
-        if not self.error_statuses or any(s not in _REASONS for s in self.error_statuses):
-            raise ValueError(f"error_statuses must be some of {sorted(_REASONS)}")
+        """Raise ValueError naming the first field out of its range (see :data:`RANGES`)."""
+        for name, (low, high, unit) in RANGES.items():
+            check_number(name, getattr(self, name), low, high, unit=unit)
+        check_number("seed", self.seed, -(2**63), 2**63 - 1, integer=True)
+        statuses = self.error_statuses
+        if not isinstance(statuses, tuple) or not statuses or any(
+                isinstance(s, bool) or not isinstance(s, int) or s not in _REASONS
+                for s in statuses):
+            raise ValueError(f"error_statuses must be a list of some of {sorted(_REASONS)}, "
+                             f"not {list(statuses) if isinstance(statuses, tuple) else statuses!r}")
 
 
 class DroppedConnection(Exception):

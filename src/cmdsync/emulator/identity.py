@@ -85,7 +85,8 @@ def edit_application(call: Call) -> Reply:
         url = delivery.check_endpoint_url(call.body["interactions_endpoint_url"])
         if url is not None:  # outside the transaction: the bot may call back meanwhile
             delivery.verify_endpoint(access.application(store, call.token, app_id), url,
-                                     now=call.now)
+                                     now=call.now, deadline=call.limits.verification_deadline,
+                                     max_bytes=call.limits.max_body_bytes)
         endpoint = (url,)
     with store.transaction() as db:  # read and write in one: concurrent PATCHes serialize
         app = access.application(store, call.token, app_id)

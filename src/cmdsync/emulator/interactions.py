@@ -4,9 +4,11 @@
 checks and builds the interaction (:mod:`cmdsync.emulator.invocation`),
 stores it, POSTs it signed to the application's interactions endpoint and
 takes the response from the HTTP answer or, when the answer is empty (202 or
-204), from ``POST /interactions/{id}/{token}/callback``, within
-``Limits.interaction_deadline`` seconds (Discord's 3). It returns the whole
-exchange: ``{"interaction", "response", "failure", "messages"}``.
+204), from ``POST /interactions/{id}/{token}/callback``, called before or
+after that answer: all within ``Limits.interaction_deadline`` seconds
+(Discord's 3), the whole answer included, which may be at most
+``Limits.max_body_bytes`` long. It returns the whole exchange:
+``{"interaction", "response", "failure", "messages"}``.
 
 The routes an application answers with (Discord's "Interactions > Receiving
 and Responding"; no ``Authorization``, the interaction token is the
@@ -16,8 +18,10 @@ credential, valid ``Limits.interaction_token_lifetime`` seconds, 15 minutes):
   (400 40060 "Interaction has already been acknowledged."; after the
   deadline 404 10062 "Unknown interaction"). 204, or with
   ``?with_response=true`` 200 ``{"interaction", "resource"}``.
-- ``POST /webhooks/{application.id}/{token}[?wait=true]``: a follow-up
-  message (204, or 200 and the message with ``wait``).
+- ``POST /webhooks/{application.id}/{token}``: a follow-up message, 200 and
+  the message (``wait`` is always true, "Create Followup Message"); the
+  first one after a deferred response is as ephemeral as that response,
+  whatever its ``flags``.
 - ``GET``/``PATCH``/``DELETE /webhooks/{application.id}/{token}/messages/@original``
   and ``.../messages/{message.id}``.
 
@@ -33,31 +37,31 @@ APPLICATION_COMMAND_AUTOCOMPLETE_RESULT for autocomplete; 12 only for
 applications with Activities, the EMBEDDED flag), ``content`` at most 2000
 characters, at most 10 embeds, a message not empty (50006), at most 25
 autocomplete choices, a modal's ``custom_id`` (1-100), ``title`` (1-45) and
-1-5 components. A bad token answers 401 50027 "Invalid Webhook Token".
+1-5 components, and fields of the right JSON type
+(:mod:`cmdsync.emulator.response_checks`). A bad token answers 401 50027
+"Invalid Webhook Token".
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator import delivery, error_replies, profiles
+from cmdsync.emulator import response_checks as checks
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.database import Application, Store
-from cmdsync.emulator.form_body import nest
 from cmdsync.emulator.invocation import APPLICATION_COMMAND, Invocation, Refused, prepare
-from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_CHOICES, CommandType
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
 RESPONSE_TYPES = {APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
                   4: (AUTOCOMPLETE_RESULT,)}
-MAX_CONTENT = 2000
-MAX_EMBEDS = 10
 LOADING = 1 << 7  # message flag of a deferred response ("is thinking...")
 EPHEMERAL = 1 << 6
-Leaf = tuple[list[str], str, str]
 
 
 class Failed(Exception):
@@ -95,27 +99,43 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
     failure = None
     # The application may edit or follow up as soon as it has answered, before the
     # answer is taken here: the webhook routes wait for it (_acknowledged).
-    with store.answering(prepared.token):
+    started = time.monotonic()
+    with store.answering(prepared.token) as called_back:
         answer = delivery.post_signed(app, app.interactions_endpoint_url, prepared.payload,
-                                      now=now, timeout=limits.interaction_deadline)
+                                      now=now, deadline=limits.interaction_deadline,
+                                      max_bytes=limits.max_body_bytes)
         try:
+            if _empty(answer):  # the response comes through the callback route, within
+                # the deadline, if it has not come already
+                called_back.wait(limits.interaction_deadline - (time.monotonic() - started))
             _take_answer(store, app, interaction_id, answer, now)
         except Failed as exc:
             failure = str(exc)
     return exchange(store, interaction_id) | {"failure": failure}
 
 
+def _empty(answer: delivery.Answer) -> bool:
+    """An answer without a response: 202, 204, or 200 without a body."""
+    return not answer.failure and (answer.status in (202, 204) or (
+        answer.status == 200 and not answer.raw.strip()))
+
+
 def _take_answer(store: Store, app: Application, interaction_id: str,
                  answer: delivery.Answer, now: float) -> None:
     if answer.failure:
         raise Failed(f"the application did not respond: {answer.failure}")
-    if answer.status in (202, 204) or (answer.status == 200 and answer.body is None):
+    if _empty(answer):
         with store.transaction() as db:
             record = store.interaction(db, interaction_id=interaction_id)
             if record is not None and record["response"] is not None:
                 return  # answered through the callback route
         raise Failed(f"the application answered HTTP {answer.status} with no response and "
-                     "did not call POST /interactions/{id}/{token}/callback")
+                     "did not call POST /interactions/{id}/{token}/callback within "
+                     "the deadline")
+    if answer.not_json and 200 <= answer.status < 300:
+        raise Failed(f"the application answered HTTP {answer.status} with a body of "
+                     f"{len(answer.raw):,} bytes that is not JSON (NaN and Infinity are not "
+                     "JSON either): send the response as a JSON object")
     if not 200 <= answer.status < 300:
         text = answer.raw[:300].decode("utf-8", "replace")
         raise Failed(f"the application answered HTTP {answer.status}: {text}")
@@ -177,14 +197,15 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
         raise error_replies.field_error(
             ("type",), "BASE_TYPE_CHOICES",
             f"Value must be one of ({', '.join(map(str, sorted(allowed)))}).")
-    given = body.get("data")
-    data: dict[str, Any] = given if isinstance(given, dict) else {}
+    data = checks.response_data(body)
     if kind == MESSAGE:
-        check_message(data, require_content=True)
+        checks.check_message(data, require_content=True)
+    elif kind == DEFERRED:
+        checks.check_flags(data)
     elif kind == AUTOCOMPLETE_RESULT:
-        _check_choices(data)
+        checks.check_choices(data)
     elif kind == MODAL:
-        _check_modal(data)
+        checks.check_modal(data)
     elif kind == LAUNCH_ACTIVITY and not app.flags & APPLICATION_FLAG_EMBEDDED:
         raise error_replies.field_error(
             ("type",), "INTERACTION_LAUNCH_ACTIVITY_NOT_ENABLED",
@@ -194,68 +215,12 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
                            record["created_at"], payload, response)
     if kind not in (MESSAGE, DEFERRED):
         return None
-    flags = int(data.get("flags") or 0) & EPHEMERAL
+    flags = checks.message_flags(data) & EPHEMERAL
     if kind == DEFERRED:
         data, flags = {}, flags | LOADING
     message = _message(store, db, app, payload, data, now, flags=flags, original=True)
     store.save_message(db, record["id"], message, original=True)
     return message
-
-
-def check_message(data: Mapping[str, Any], *, require_content: bool) -> None:
-    """50035 for a too long ``content`` or too many embeds; 50006 for an empty message."""
-    leaves: list[Leaf] = []
-    content = data.get("content")
-    if content is not None and not isinstance(content, str):
-        leaves.append((["content"], "BASE_TYPE_STRING", "Must be a string."))
-    elif content is not None and len(content) > MAX_CONTENT:
-        leaves.append((["content"], "BASE_TYPE_MAX_LENGTH",
-                       f"Must be {MAX_CONTENT} or fewer in length."))
-    embeds = data.get("embeds")
-    if embeds is not None and (not isinstance(embeds, list) or len(embeds) > MAX_EMBEDS):
-        leaves.append((["embeds"], "BASE_TYPE_MAX_LENGTH",
-                       f"Must be {MAX_EMBEDS} or fewer in length."))
-    if leaves:
-        raise error_replies.invalid_form(nest([(["data"] + p, c, m) for p, c, m in leaves]))
-    if require_content and not any(data.get(key) for key in (
-            "content", "embeds", "components", "attachments", "sticker_ids", "poll")):
-        raise error_replies.empty_message()
-
-
-def _check_choices(data: Mapping[str, Any]) -> None:
-    choices = data.get("choices")
-    leaves: list[Leaf] = []
-    if not isinstance(choices, list):
-        leaves.append((["data", "choices"], "BASE_TYPE_REQUIRED", "This field is required"))
-    elif len(choices) > MAX_CHOICES:
-        leaves.append((["data", "choices"], "BASE_TYPE_MAX_LENGTH",
-                       f"Must be {MAX_CHOICES} or fewer in length."))
-    else:
-        for index, choice in enumerate(choices):
-            name = choice.get("name") if isinstance(choice, dict) else None
-            if not isinstance(name, str) or not 1 <= len(name) <= 100:
-                leaves.append((["data", "choices", str(index), "name"], "BASE_TYPE_BAD_LENGTH",
-                               "Must be between 1 and 100 in length."))
-            if not isinstance(choice, dict) or "value" not in choice:
-                leaves.append((["data", "choices", str(index), "value"], "BASE_TYPE_REQUIRED",
-                               "This field is required"))
-    if leaves:
-        raise error_replies.invalid_form(nest(leaves))
-
-
-def _check_modal(data: Mapping[str, Any]) -> None:
-    leaves: list[Leaf] = []
-    for key, low, high in (("custom_id", 1, 100), ("title", 1, 45)):
-        value = data.get(key)
-        if not isinstance(value, str) or not low <= len(value) <= high:
-            leaves.append((["data", key], "BASE_TYPE_BAD_LENGTH",
-                           f"Must be between {low} and {high} in length."))
-    components = data.get("components")
-    if not isinstance(components, list) or not 1 <= len(components) <= 5:
-        leaves.append((["data", "components"], "BASE_TYPE_BAD_LENGTH",
-                       "Must be between 1 and 5 in length."))
-    if leaves:
-        raise error_replies.invalid_form(nest(leaves))
 
 
 def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any],
@@ -299,6 +264,7 @@ def callback(call: Call) -> Reply:
             raise error_replies.already_acknowledged()
         app = _application(call, record)
         message = respond(call.store, db, app, record, call.body, call.now)
+    call.store.responded(record["token"])
     if call.query.get("with_response", "").lower() not in ("true", "1"):
         return Reply(204, None)
     kind = call.body["type"]
@@ -314,19 +280,28 @@ def callback(call: Call) -> Reply:
 
 
 def execute(call: Call) -> Reply:
-    """``POST /webhooks/{application_id}/{interaction_token}``: a follow-up message."""
+    """``POST /webhooks/{application_id}/{interaction_token}``: a follow-up message.
+
+    200 and the message, ``wait`` or not ("Create Followup Message": "wait is
+    always true"). The first follow-up after a deferred response takes the
+    ephemerality of that response, whatever its own ``flags`` say ("the flags
+    field will be ignored"); later ones may be ephemeral (``flags: 64``).
+    """
     body = call.body if isinstance(call.body, dict) else {}
-    check_message(body, require_content=True)
+    checks.check_message(body, require_content=True, prefix=())
     _await_answer(call)
     with call.store.transaction() as db:
         record = _acknowledged(call, db)
         app = _application(call, record)
+        flags = checks.message_flags(body) & EPHEMERAL
+        if record["response"]["type"] == DEFERRED and not any(
+                not original for original, _ in call.store.messages(db, record["id"])):
+            deferred = record["response"].get("data") or {}
+            flags = checks.message_flags(deferred) & EPHEMERAL
         message = _message(call.store, db, app, record["payload"], body, call.now,
-                           flags=int(body.get("flags") or 0) & EPHEMERAL, original=False)
+                           flags=flags, original=False)
         call.store.save_message(db, record["id"], message, original=False)
-    if call.query.get("wait", "").lower() in ("true", "1"):
-        return Reply(200, message)
-    return Reply(204, None)
+    return Reply(200, message)
 
 
 def get_message(call: Call) -> Reply:
@@ -340,7 +315,7 @@ def edit_message(call: Call) -> Reply:
     """``PATCH .../messages/{message_id}`` (``@original`` too; a deferred response's
     original loses its loading state)."""
     body = call.body if isinstance(call.body, dict) else {}
-    check_message(body, require_content=False)
+    checks.check_message(body, require_content=False, prefix=())
     _await_answer(call)
     with call.store.transaction() as db:
         record, message = _find_message(call, db)

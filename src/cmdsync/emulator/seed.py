@@ -66,11 +66,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import yaml
-
 from cmdsync.emulator.bodies import stored_body
 from cmdsync.emulator.database import Application, Store, StoredCommand, Token
 from cmdsync.errors import UsageError
+from cmdsync.manifest.diagnostics import Severity
+from cmdsync.manifest.loader import load_text
 from cmdsync.model import (
     APPLICATION_FLAG_EMBEDDED,
     ChannelType,
@@ -127,11 +127,24 @@ def default_seed() -> dict[str, Any]:
 
 
 def parse_seed(text: str, source: str = "seed", *, complete: bool = True) -> dict[str, Any]:
-    """A seed from YAML (or JSON) text, checked (see :func:`check_seed`)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{source} is not valid YAML: {exc}") from exc
+    """A seed from YAML (or JSON) text, checked (see :func:`check_seed`).
+
+    Read as manifests are (:func:`cmdsync.manifest.loader.load_text`), so
+    alias expansion and nesting are bounded (a billion-laughs seed is
+    refused at once) and a duplicate key is an error; ``${VAR}`` is not
+    interpolated. Raises :class:`UsageError` naming ``source``, the line and
+    the column.
+    """
+    data = None
+    if text.strip():
+        document = load_text(text, file=source, kind="yaml", interpolate=False)
+        errors = [d for d in document.diagnostics if d.severity is Severity.ERROR]
+        if errors:
+            first = min(errors, key=lambda d: d.sort_key())
+            where = first.location
+            raise UsageError(f"{source}, line {where.line}, column {where.column}: "
+                             f"{first.message}")
+        data = document.data
     check_seed(data, source, complete=complete)
     assert isinstance(data, dict)
     return data

@@ -32,9 +32,12 @@ def build(*, state: str | None, seed: str | None, global_limit: int) -> Emulator
 
     Raises :class:`~cmdsync.errors.UsageError` for an unreadable or bad seed file.
     """
+    try:
+        ratelimit = RateLimitConfig(global_limit=global_limit)
+    except ValueError as exc:
+        raise UsageError(f"--global-limit: {exc}") from exc
     return new_emulator(state=state or ":memory:",
-                        seed=load_seed(seed) if seed else None,
-                        ratelimit=RateLimitConfig(global_limit=global_limit))
+                        seed=load_seed(seed) if seed else None, ratelimit=ratelimit)
 
 
 def banner(emulator: Emulator, base_url: str) -> str:
@@ -77,8 +80,10 @@ def serve(emulator: Emulator, *, host: str, port: int,
           on_start: Callable[[str], None]) -> None:
     """Serve until interrupted; ``on_start(base_url)`` runs once listening (port 0 works).
 
-    Raises :class:`~cmdsync.errors.UsageError` when the address cannot be
-    bound (the port is taken, say).
+    The admin API answers requests for loopback host names and ``host`` only
+    (see :func:`~cmdsync.emulator.app.create_app`). Raises
+    :class:`~cmdsync.errors.UsageError` when the address cannot be bound (the
+    port is taken, say).
     """
     quiet_uvicorn_drops()
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -90,7 +95,8 @@ def serve(emulator: Emulator, *, host: str, port: int,
         listener.close()
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
                          "another --port (0 picks a free one)") from exc
-    config = uvicorn.Config(create_app(emulator), log_level="warning", lifespan="off")
+    config = uvicorn.Config(create_app(emulator, hosts=(host,)), log_level="warning",
+                            lifespan="off")
     _AnnouncingServer(config, on_start).run(sockets=[listener])
 
 

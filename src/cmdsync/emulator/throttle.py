@@ -20,8 +20,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from cmdsync.emulator.bounds import check_number
+
 K = TypeVar("K")
 _MAX_WINDOWS = 10_000
+MAX_LIMIT = 1_000_000  # requests per window
+MAX_WINDOW = 3600.0  # seconds
 
 
 @dataclass(frozen=True)
@@ -39,12 +43,14 @@ class RateLimitConfig:
     route_window: float = 1.0
 
     def __post_init__(self) -> None:
-        for limit in (self.global_limit, self.route_limit):
-            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-                raise ValueError("limits must be integers >= 0")
-        for window in (self.global_window, self.route_window):
-            if not isinstance(window, (int, float)) or isinstance(window, bool) or window <= 0:
-                raise ValueError("windows must be numbers of seconds > 0")
+        """Raise ValueError naming the first field out of its range: limits 0 to
+        1,000,000 requests, windows above 0 and at most 3600 seconds."""
+        for name in ("global_limit", "route_limit"):
+            check_number(name, getattr(self, name), 0, MAX_LIMIT, unit="requests",
+                         integer=True)
+        for name in ("global_window", "route_window"):
+            check_number(name, getattr(self, name), 0, MAX_WINDOW, unit="seconds",
+                         above_low=True)
 
 
 @dataclass

@@ -211,13 +211,16 @@ def load_file(path: str, *, env: Mapping[str, str] | None = None,
     return doc
 
 
-def load_text(text: str, *, file: str, kind: str, env: Mapping[str, str] | None = None) -> Document:
-    """Parse ``text`` as if it were the file ``file`` (for tests and stdin)."""
+def load_text(text: str, *, file: str, kind: str, env: Mapping[str, str] | None = None,
+              interpolate: bool = True) -> Document:
+    """Parse ``text`` as if it were the file ``file`` (for tests, stdin and other YAML
+    files, such as the emulator's seeds, which pass ``interpolate=False``: ``${VAR}``
+    stays as written), with the same bounds on aliases and nesting."""
     doc = Document(file=file, kind=kind, text=text)
     if kind == "json":
         _parse_json(doc)
     else:
-        _parse_yaml(doc, os.environ if env is None else env)
+        _parse_yaml(doc, (os.environ if env is None else env) if interpolate else None)
     return doc
 
 
@@ -351,12 +354,13 @@ def _yaml_positions(text: str, duplicates: Document | None = None, *,
     return converter.positions, converter.key_positions
 
 
-def _parse_yaml(doc: Document, env: Mapping[str, str]) -> None:
+def _parse_yaml(doc: Document, env: Mapping[str, str] | None) -> None:
+    """``env`` None: nothing is interpolated."""
     if not _parse_fast(doc, env, None):
         _parse_careful(doc, env)
 
 
-def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
+def _parse_careful(doc: Document, env: Mapping[str, str] | None) -> None:
     try:
         node = yaml.compose(doc.text, Loader=_loader_for(doc.text))
     except yaml.MarkedYAMLError as exc:
@@ -374,7 +378,7 @@ def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
         _problem(doc, "CS001", "file is empty: expected a manifest mapping or a list of "
                  "commands")
         return
-    converter = _Converter(doc, env=env, interpolate_strings=True)
+    converter = _Converter(doc, env=env or {}, interpolate_strings=env is not None)
     try:
         doc.data = converter.convert(node, ())
     except _Abort:
@@ -382,7 +386,8 @@ def _parse_careful(doc: Document, env: Mapping[str, str]) -> None:
     doc.positions, doc.key_positions = converter.positions, converter.key_positions
 
 
-def _parse_fast(doc: Document, env: Mapping[str, str], shared: SharedBodies | None) -> bool:
+def _parse_fast(doc: Document, env: Mapping[str, str] | None,
+                shared: SharedBodies | None) -> bool:
     """Read ``doc.text`` with yaml-rs, without positions; False to read it the careful way.
 
     True only when the data is exactly what :class:`_Converter` would build
