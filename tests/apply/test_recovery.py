@@ -89,7 +89,7 @@ def test_backup_is_written_first_and_restores_the_previous_state(
     backup = tmp_path / result.backup
     assert re.fullmatch(rf"\.cmdsync/backups/\d{{8}}T\d{{6}}Z-{APP}(-\d+)?\.json", result.backup)
     text = backup.read_text(encoding="utf-8")
-    assert f"Restore it with `cmdsync apply {result.backup}`" in text
+    assert f"Restore it with `cmdsync apply --api-url {API} {result.backup}`" in text
     assert f'"id": "{mod}"' in text and not any(secret in text for secret in SECRETS)
     assert state(emulator) != before
     restored = apply(emulator, [str(backup)], tmp_path).result
@@ -111,8 +111,16 @@ def test_backup_holds_only_the_scopes_that_change(emulator: Emulator, tmp_path: 
     assert result is not None and result.backup is not None
     data = json.loads((tmp_path / result.backup).read_text(encoding="utf-8"))
     del data["x-cmdsync-backup"]
-    assert data == {"application_id": APP, "guilds": {GUILD: {"permissions": {"mod": [
-        {"type": "role", "id": "everyone", "permission": False}]}}}}
+    mod = next(c["id"] for c in commands(emulator, GUILD) if c["name"] == "mod")
+    # the command its overwrites name, so that it validates and restores (not pruned)
+    assert data == {"application_id": APP, "guilds": {GUILD: {
+        "commands": [{"id": mod, "name": "mod", "description": "Moderation"}],
+        "permissions": {"mod": [{"type": "role", "id": "everyone", "permission": False}]},
+        "prune": False}}}
+    restored = apply(emulator, [str(tmp_path / result.backup)], tmp_path).result
+    assert restored is not None and restored.ok
+    write(tmp_path / "bot.yaml", MANIFEST)
+    assert not plan(emulator, [path], tmp_path).has_changes
 
 
 def test_a_saved_plan_applies_without_asking_when_live_state_still_matches(

@@ -54,6 +54,66 @@ def _backup_line(out: str) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
+# --- item 22: a backup of overwrites alone restores; its note and the hint agree -------
+
+def test_the_backup_of_an_overwrites_only_apply_restores_them(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")[0] == 0
+    (here / "bot.yaml").write_text(MANIFEST.replace("permission: false", "permission: true"),
+                                   encoding="utf-8")
+    code, out, _ = run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")
+    assert code == 0 and "0 created, 0 updated, 0 deleted, 1 permission set changed" in out
+    backup, restore = _backup_line(out)
+    assert restore == f"cmdsync apply --local {backup}"
+    document = json.loads((here / backup).read_text(encoding="utf-8"))
+    assert document["x-cmdsync-backup"].endswith(f"Restore it with `{restore}`")
+    # the guild's overwrites name its command "Report": the backup declares it, not pruned
+    assert document["guilds"][GUILD]["prune"] is False
+    assert [c["name"] for c in document["guilds"][GUILD]["commands"]] == ["Report"]
+    code, out, err = run(capsys, *restore.split()[1:], "--auto-approve")
+    assert (code, err) == (0, "")
+    assert "0 created, 0 updated, 0 deleted, 1 permission set changed" in out
+    (here / "bot.yaml").write_text(MANIFEST, encoding="utf-8")  # deny, as restored
+    assert run(capsys, "plan", "--local", "bot.yaml")[1].endswith(
+        "No changes. Live commands match the manifest.\n")
+
+
+def test_a_backup_taken_through_an_api_url_says_to_restore_it_there(
+        here: Path, served: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "apply", "--api-url", served, "--application-id", APP,
+                       "--auto-approve", "bot.yaml")
+    assert code == 0
+    backup, restore = _backup_line(out)
+    assert restore == f"cmdsync apply --api-url {served} {backup}"
+    note = json.loads((here / backup).read_text(encoding="utf-8"))["x-cmdsync-backup"]
+    assert note.endswith(f"Restore it with `{restore}`")
+
+
+# --- item 24: .cmdsync that is not a directory ------------------------------------------
+
+def _in_the_way(here: Path) -> str:
+    return (f"error: {here}/.cmdsync is a file, not a directory: cmdsync keeps its local "
+            "state, create ledger and backups in the directory .cmdsync/ there; move or "
+            "delete it, then run the command again\n")
+
+
+@pytest.mark.parametrize("args", [["plan", "--local"], ["apply", "--local", "--auto-approve"],
+                                  ["invoke", "--local"]])
+def test_a_file_named_cmdsync_is_one_clear_error(here: Path, args: list[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (here / ".cmdsync").write_text("", encoding="utf-8")
+    target = ["/ping"] if args[0] == "invoke" else ["bot.yaml"]
+    assert run(capsys, *args, *target) == (1, "", _in_the_way(here))
+
+
+def test_a_file_named_cmdsync_is_named_for_a_remote_plan_too(
+        here: Path, served: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / ".cmdsync").write_text("", encoding="utf-8")
+    code, _, err = run(capsys, "plan", "--api-url", served, "--application-id", APP,
+                       "bot.yaml")
+    assert (code, err) == (1, _in_the_way(here))
+
+
 # --- item 26: a refused connection fails fast and names the host and port -----------
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from cmdsync.errors import CmdsyncError
-from cmdsync.manifest.files import write_file
+from cmdsync.manifest.files import work_directory, write_file
 
 LEDGER_PATH = os.path.join(".cmdsync", "ledger.json")
 FORMAT_VERSION = 1
@@ -63,9 +63,10 @@ def load(cwd: str) -> Ledger:
     Raises :class:`~cmdsync.errors.CmdsyncError` naming the file when it is
     not a ledger (not JSON, another shape, a count that is not a whole
     number of 0 or more), rather than guess and let a budget check pass
-    wrongly.
+    wrongly, and naming ``.cmdsync`` when that is not a directory
+    (:func:`cmdsync.manifest.files.work_directory`).
     """
-    path = os.path.join(cwd, LEDGER_PATH)
+    path = os.path.join(work_directory(cwd, create=False), "ledger.json")
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle, parse_constant=_refuse_constant)
@@ -117,8 +118,7 @@ def record(cwd: str, *, api_url: str, application_id: str, scope: str, count: in
         return
     from filelock import FileLock, Timeout  # only where creates are recorded
 
-    path = os.path.join(cwd, LEDGER_PATH)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    path = os.path.join(work_directory(cwd), "ledger.json")
     try:
         with FileLock(path + ".lock", timeout=60):
             ledger = load(cwd)

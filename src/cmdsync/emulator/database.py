@@ -120,6 +120,34 @@ class StoredCommand:
     version: str
 
 
+@contextmanager
+def opening(path: str) -> Iterator[None]:
+    """Hold ``<path>.lock`` (the ``filelock`` library) while the state file ``path`` is
+    created, given its tables and seeded: two processes starting on one new file at
+    once (two ``plan --local`` in a fresh checkout) otherwise both add the same column
+    or seed the same rows. Nothing is held for ``":memory:"``. Raises
+    :class:`~cmdsync.errors.UsageError` when the lock stays taken for 60 seconds.
+    """
+    if path == ":memory:" or not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        yield  # in memory; or no directory to hold a lock: the Store says why it fails
+        return
+    from filelock import FileLock, Timeout
+
+    try:
+        with FileLock(path + ".lock", timeout=60):
+            yield
+    except Timeout as exc:
+        raise UsageError(f"{path} stayed locked for 60 s while another process opened it "
+                         f"(delete {path}.lock if none is running)") from exc
+
+
+def _unusable(path: str, exc: BaseException) -> UsageError:
+    reason = getattr(exc, "strerror", None) or exc
+    return UsageError(f"cannot use {path} as the emulator's state: {reason}: give a state "
+                      "file the emulator wrote, or a new path (delete a damaged one to "
+                      "start afresh)")
+
+
 class Store:
     """Thread-safe SQLite state; see the module docstring."""
 
@@ -135,18 +163,24 @@ class Store:
         self._responded: dict[str, threading.Event] = {}
         try:
             if path != ":memory:" and not os.path.lexists(path):
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
+                try:
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600))
+                except FileExistsError:
+                    pass  # another process made it meanwhile: open that one
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.row_factory = sqlite3.Row
             self._db.executescript(_SCHEMA)
             self._add_columns()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise _unusable(path, exc) from exc
+            raise UsageError(f"cannot use {path} as the emulator's state: another process "
+                             "(an apply, or `cmdsync emulator --state`) kept it locked; "
+                             "run the command again when it is done") from exc
         except (sqlite3.Error, OSError) as exc:
-            reason = getattr(exc, "strerror", None) or exc
-            raise UsageError(f"cannot use {path} as the emulator's state: {reason}: give a "
-                             "state file the emulator wrote, or a new path (delete a "
-                             "damaged one to start afresh)") from exc
+            raise _unusable(path, exc) from exc
 
-    def _add_columns(self) -> None:
+    def _add_columns(self) -> None:  # under opening()'s lock: no two processes at once
         for table, columns in _ADDED_COLUMNS.items():
             present = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
             for name, kind in columns.items():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.commands import Limits
-from cmdsync.emulator.database import Store
+from cmdsync.emulator.database import Store, opening
 from cmdsync.emulator.faults import FaultConfig, Faults
 from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
 from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
@@ -115,10 +115,13 @@ def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,
     """An emulator on ``state`` (``":memory:"`` or an SQLite file) with ``seed``
     applied (the default seed when None). Applying a seed to a state file
     that has it already changes nothing; commands and application settings
-    in the file are kept."""
+    in the file are kept. A state file is opened and seeded under its lock
+    (:func:`~cmdsync.emulator.database.opening`), so processes starting on
+    one new file at once do not collide."""
     seed = seed if seed is not None else default_seed()
     check_seed(seed)
-    emulator = Emulator(Store(state), seed=seed, ratelimit=ratelimit, faults=faults,
-                        limits=limits, clock=clock)
-    apply_seed(emulator.store, seed, now=clock(), keep_applications=True)
+    with opening(state):  # another process may be making the same file
+        emulator = Emulator(Store(state), seed=seed, ratelimit=ratelimit, faults=faults,
+                            limits=limits, clock=clock)
+        apply_seed(emulator.store, seed, now=clock(), keep_applications=True)
     return emulator

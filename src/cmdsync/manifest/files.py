@@ -21,6 +21,7 @@ import hashlib
 import os
 import stat
 import tempfile
+from typing import NoReturn
 
 from cmdsync.client.redact import redact
 from cmdsync.errors import CmdsyncError, UsageError
@@ -59,6 +60,11 @@ class NotARegularFile(OSError):
         self.kind = kind
 
 
+class FileExists(UsageError):
+    """:func:`write_file` was told not to overwrite, and the destination exists (or
+    appeared while it wrote): a caller choosing a free name tries the next one."""
+
+
 class TooLarge(OSError):
     """The file holds more than the limit; ``size`` is what was seen (bytes)."""
 
@@ -70,6 +76,54 @@ class TooLarge(OSError):
 def kind_of(mode: int) -> str | None:
     """``"a FIFO (named pipe)"`` and the like for what is not a regular file; else None."""
     return next((name for test, name in _KINDS if test(mode)), None)
+
+
+WORK_DIRECTORY = ".cmdsync"  # the --local state, the create ledger, backups
+
+
+def work_directory(root: str, *, create: bool = True) -> str:
+    """``root/.cmdsync``, where cmdsync keeps the ``--local`` state, the create ledger
+    and backups; made (with its parents) when ``create`` and absent.
+
+    Raises :class:`~cmdsync.errors.CmdsyncError` naming it and saying what to
+    do when something else holds the name (a file, a FIFO, a broken symbolic
+    link), or when it cannot be made; never ``FileExistsError`` or
+    ``NotADirectoryError`` from a later open.
+    """
+    path = os.path.join(root, WORK_DIRECTORY)
+    info = _stat(path)
+    if info is None and create:
+        try:
+            os.makedirs(path, exist_ok=True)
+        except FileExistsError:
+            pass  # something other than a directory holds the name: said below
+        except OSError as exc:
+            raise CmdsyncError(f"cannot create the directory {path}: "
+                               f"{exc.strerror or exc}") from exc
+        info = _stat(path)  # another process may have made it meanwhile: fine
+    if info is None and os.path.lexists(path):
+        info = _stat(path)  # made meanwhile, else a link to nothing
+        if info is None:
+            _in_the_way(path, "a broken symbolic link")
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        _in_the_way(path, kind_of(info.st_mode) or "a file")
+    return path
+
+
+def _stat(path: str) -> os.stat_result | None:
+    """``os.stat`` (a link to a directory is fine), None when nothing is there."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CmdsyncError(f"cannot use {path}: {exc.strerror or exc}") from exc
+
+
+def _in_the_way(path: str, kind: str) -> NoReturn:
+    raise CmdsyncError(f"{path} is {kind}, not a directory: cmdsync keeps its local state, "
+                       "create ledger and backups in the directory .cmdsync/ there; move or "
+                       "delete it, then run the command again")
 
 
 def read_bounded(path: str, limit: int) -> bytes:
@@ -104,8 +158,8 @@ def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
 
     ``what`` names the file in messages (``"the plan"``). Raises
     :class:`~cmdsync.errors.UsageError` for a destination that is a symbolic
-    link or not a regular file, or that exists when ``overwrite`` is False
-    (the message says to pass ``--force``), and
+    link or not a regular file, :class:`FileExists` (a ``UsageError``) when it
+    exists and ``overwrite`` is False (the message says to pass ``--force``), and
     :class:`~cmdsync.errors.CmdsyncError` when it cannot be written.
     ``mode`` is the new file's permission bits (before the umask).
     """
@@ -121,7 +175,7 @@ def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
             raise UsageError(f"refusing to write {what} to {path}: it is {kind}, not a "
                              "regular file; give the path of a regular file")
         if not overwrite:
-            raise UsageError(f"refusing to overwrite {path}: it exists; pass --force to "
+            raise FileExists(f"refusing to overwrite {path}: it exists; pass --force to "
                              "replace it")
     directory = os.path.dirname(os.path.abspath(path))
     temp = None
@@ -139,7 +193,7 @@ def write_file(path: str, text: str, *, what: str, overwrite: bool = True,
             os.unlink(temp)
         temp = None
     except FileExistsError as exc:
-        raise UsageError(f"refusing to overwrite {path}: it exists; pass --force to "
+        raise FileExists(f"refusing to overwrite {path}: it exists; pass --force to "
                          "replace it") from exc
     except OSError as exc:
         raise CmdsyncError(f"cannot write {what} to {path}: {exc.strerror or exc}") from exc

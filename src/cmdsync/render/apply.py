@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+from cmdsync.apply.backup import restore_command
 from cmdsync.apply.result import (
     ApplyResult,
     ChangeKind,
@@ -46,9 +47,8 @@ def to_text(result: ApplyResult) -> str:
     if result.backup:
         what = "the live state of the changed scopes" if result.refreshed else \
             "the live state the saved plan was made from"
-        local = " --local" if result.api_url.startswith("local:") else ""
         out += [f"Backed up {what} to {result.backup}",
-                f"(restore it with `cmdsync apply{local} {result.backup}`).", ""]
+                f"(restore it with `{restore_command(result.backup, result.api_url)}`).", ""]
     for scope in result.scopes:
         out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
         if scope.error:  # Discord's words quoted: escaped, its lines kept
@@ -189,12 +189,11 @@ class TerminalHooks:
             _draw(plan, sys.stdout)
 
     def confirm(self, plan: Plan) -> bool:
-        import typer
+        from cmdsync.render.prompts import confirm
 
         if self.json_output:
             _draw(plan, sys.stderr)
-        return bool(typer.confirm("\nApply these changes to Discord?", default=False,
-                                  err=self.json_output))
+        return confirm("\nApply these changes to Discord?", err=self.json_output)
 
     def apply_started(self, scopes: Sequence[tuple[str, int]]) -> None:
         if not self.progress or len(scopes) < 2:

@@ -198,8 +198,9 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
         from cmdsync.emulator import seed
         from cmdsync.emulator.app import create_app
         from cmdsync.emulator.instance import new_emulator
+        from cmdsync.manifest.files import work_directory
 
-        os.makedirs(os.path.join(cwd, ".cmdsync"), exist_ok=True)
+        work_directory(cwd)  # a clear error when a file holds the name
         emulator = new_emulator(state=os.path.join(cwd, LOCAL_STATE), seed=local_seed([]))
         try:
             transport = httpx.ASGITransport(app=create_app(emulator))

@@ -132,8 +132,9 @@ async def _local_session(config: ClientConfig, cwd: str, guilds: Iterable[str]
     from cmdsync.emulator import seed
     from cmdsync.emulator.app import create_app
     from cmdsync.emulator.instance import new_emulator
+    from cmdsync.manifest.files import work_directory
 
-    os.makedirs(os.path.join(cwd, ".cmdsync"), exist_ok=True)
+    work_directory(cwd)  # a clear error when a file holds the name
     emulator = new_emulator(state=os.path.join(cwd, LOCAL_STATE),
                             seed=local_seed([g for g in guilds if g.isdigit()]))
     try:
