@@ -114,6 +114,42 @@ def test_a_file_named_cmdsync_is_named_for_a_remote_plan_too(
     assert (code, err) == (1, _in_the_way(here))
 
 
+# --- item 25: another application: a hint that works; --local says what it plans ----
+
+def test_the_mismatch_hint_names_what_works_and_it_does(
+        here: Path, served: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "bot.yaml").write_text(f'application_id: "{OTHER_APP}"\n' + MANIFEST,
+                                   encoding="utf-8")
+    code, _, err = run(capsys, "plan", "--api-url", served, "bot.yaml")
+    assert (code, err) == (1, (
+        f"error: the credentials belong to application {APP}, not {OTHER_APP}: use "
+        f"application {OTHER_APP}'s credentials, or, to manage application {APP}, set the "
+        f"manifests' application_id to \"{APP}\"\n"))
+    (here / "bot.yaml").write_text(f'application_id: "{APP}"\n' + MANIFEST, encoding="utf-8")
+    assert run(capsys, "plan", "--api-url", served, "bot.yaml")[0] == 0
+    # without an id in the manifests, the flag is the way
+    (here / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
+    code, _, err = run(capsys, "plan", "--api-url", served, "--application-id", OTHER_APP,
+                       "bot.yaml")
+    assert err.endswith(f"to manage application {APP}, pass --application-id {APP}\n")
+    assert run(capsys, "plan", "--api-url", served, "--application-id", APP,
+               "bot.yaml")[0] == 0
+
+
+def test_local_says_which_application_it_plans(here: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "bot.yaml").write_text(f'application_id: "{OTHER_APP}"\n' + MANIFEST,
+                                   encoding="utf-8")
+    code, out, _ = run(capsys, "plan", "--local", "bot.yaml")
+    assert code == 0
+    assert (f"Warning: the manifests name application {OTHER_APP}, which the local emulator "
+            f"does not know: --local plans its application {APP} instead\n") in out
+    assert run(capsys, "plan", "--local", "--application-id", OTHER_APP, "bot.yaml") == (
+        2, "", (f"error: --local has only the local emulator's application {APP}: drop "
+                f"--application-id {OTHER_APP} (or serve an emulator seeded with it, `cmdsync "
+                "emulator --seed FILE`, and pass its --api-url)\n"))
+
+
 # --- item 26: a refused connection fails fast and names the host and port -----------
 
 @pytest.fixture

@@ -61,14 +61,21 @@ def resolve_application_id(*, manifest: str | None, flag: str | None,
                            env: Mapping[str, str], local_default: str | None) -> str:
     """The application id: ``--application-id``, else the manifest's, else the environment.
 
-    Under ``--local`` (``local_default`` set) the manifest's and the
-    environment's are ignored: the emulator knows only its own application.
-    Raises :class:`~cmdsync.errors.UsageError` when the flag contradicts the
+    Under ``--local`` (``local_default`` set) the emulator's own application
+    is planned, the only one it knows: the manifest's id then is a plan
+    warning (:func:`plan_session`), and another ``--application-id`` a
+    :class:`~cmdsync.errors.UsageError` saying so. Raises
+    :class:`~cmdsync.errors.UsageError` when the flag contradicts the
     manifest or the id is not a snowflake, and
     :class:`~cmdsync.errors.CmdsyncError` when there is none.
     """
     if local_default is not None:
-        chosen = flag or local_default
+        if flag and flag != local_default:
+            raise UsageError(f"--local has only the local emulator's application "
+                             f"{local_default}: drop --application-id {flag} (or serve an "
+                             "emulator seeded with it, `cmdsync emulator --seed FILE`, and "
+                             "pass its --api-url)")
+        chosen = local_default
     elif flag and manifest and flag != manifest:
         raise UsageError(f"--application-id {flag} differs from the manifest's application_id "
                          f"{manifest}")
@@ -128,12 +135,26 @@ async def plan_session(client: DiscordClient, desired: DesiredState,
     live state it saw (both None when those rules found errors: no command
     is read), and the application. ``plan`` and ``apply`` both start here.
     """
-    info = await read_application(client, str(desired.application_id))
+    named = _named_application(validation)
+    info = await read_application(client, str(desired.application_id), named=named)
     checked = with_application(validation, info)
     if checked.errors:  # before reading, let alone writing, any command
         return checked, None, None, info
     plan, live = await plan_live(client, desired, prune=prune, application=info)
+    if named is not None and named != desired.application_id:  # only --local plans another
+        note = (f"the manifests name application {named}, which the local emulator does "
+                f"not know: --local plans its application {desired.application_id} instead")
+        plan = replace(plan, warnings=(*plan.warnings, note))
     return checked, plan, live, info
+
+
+def _named_application(validation: ValidationResult) -> str | None:
+    """The ``application_id`` the manifests name (None: none, or several: prepare says so
+    where it matters)."""
+    try:
+        return manifest_application_id(validation.manifest) if validation.manifest else None
+    except CmdsyncError:
+        return None
 
 
 def with_unknowns(plan: Plan, application: AppInfo) -> Plan:

@@ -294,12 +294,16 @@ async def fetch_live(client: DiscordClient, application_id: str, desired: Desire
     return replace(live, application=application)
 
 
-async def read_application(client: DiscordClient, application_id: str) -> AppInfo:
+async def read_application(client: DiscordClient, application_id: str, *,
+                           named: str | None = None) -> AppInfo:
     """The credentials' application (:func:`cmdsync.client.endpoints.get_application`).
 
-    Raises :class:`~cmdsync.errors.CmdsyncError` when the credentials belong
-    to another application than ``application_id`` (every later request
-    would fail with 403 code 20012), and
+    ``named`` is the ``application_id`` the manifests name, if any: the
+    message for another application's credentials then says to change it
+    (``--application-id`` must agree with it), else to pass
+    ``--application-id``. Raises :class:`~cmdsync.errors.CmdsyncError` when
+    the credentials belong to another application than ``application_id``
+    (every later request would fail with 403 code 20012), and
     :class:`~cmdsync.errors.ApiError` when the read fails.
     """
     try:
@@ -307,7 +311,9 @@ async def read_application(client: DiscordClient, application_id: str) -> AppInf
     except ValueError:  # no application object: nothing is known of it
         info = AppInfo(application_id)
     if info.id != application_id:
+        switch = (f"set the manifests' application_id to \"{info.id}\"" if named is not None
+                  else f"pass --application-id {info.id}")
         raise CmdsyncError(f"the credentials belong to application {info.id}, not "
-                           f"{application_id}: use the manifest's application's token, or "
-                           f"--application-id {info.id}")
+                           f"{application_id}: use application {application_id}'s credentials, "
+                           f"or, to manage application {info.id}, {switch}")
     return info
