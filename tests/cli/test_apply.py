@@ -158,7 +158,7 @@ def test_plan_warns_as_the_daily_create_budget_runs_low(
     assert out.endswith(
         f"Warning: guild {GUILD}: 180 of Discord's 200 daily command creates were used today "
         "(UTC, .cmdsync/ledger.json); this plan creates 1, leaving 19\n\n"
-        "Plan: 2 to create, 0 to update, 0 to delete, 1 permission sets to change.\n")
+        "Plan: 2 to create, 0 to update, 0 to delete, 1 permission set to change.\n")
     record(".", api_url=LOCAL, application_id=APP, scope=GUILD, count=20, now=time.time())
     assert "this plan creates 1, more than are left: apply will refuse it until midnight " \
         "UTC\n" in run(capsys, "plan", "--local", "bot.yaml")[1]

@@ -241,3 +241,139 @@ def test_validate_the_configuration_says_what_it_is(here: Path,
         "the command without paths to read the manifests it lists (its `manifests`)\n\n"
         "Found 1 error in 1 of 1 file.\n"), "")
     assert run(capsys, "validate") == (0, "All 1 file valid (2 commands).\n", "")
+
+
+# --- item 30: the words of plan, check, invoke and cmdsync.toml -----------------------
+
+NUMBERED = """\
+commands:
+  - name: cmd2
+    description: Two
+    options:
+      - {type: string, name: who, description: Who}
+      - {type: boolean, name: loud, description: Loud}
+      - {type: channel, name: where, description: Where, channel_types: [guild_text]}
+  - {name: cmd10, description: Ten}
+  - {name: cmd1, description: One}
+"""
+
+
+def test_plan_orders_names_naturally_and_writes_values_as_manifests_do(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "bot.yaml").write_text(NUMBERED, encoding="utf-8")
+    code, out, _ = run(capsys, "plan", "--local", "bot.yaml")
+    assert code == 0
+    assert re.findall(r'\+ chat_input "(\w+)"', out) == ["cmd1", "cmd2", "cmd10"]
+    assert run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")[0] == 0
+    (here / "bot.yaml").write_text(
+        NUMBERED.replace("      - {type: boolean, name: loud, description: Loud}\n", "")
+        .replace("[guild_text]", "[guild_voice]").replace("type: string", "type: integer"),
+        encoding="utf-8")
+    code, out, _ = run(capsys, "plan", "--local", "bot.yaml")
+    assert code == 0
+    changes = [line for line in out.splitlines() if line.startswith("      ")]
+    assert changes == [
+        '      ~ options[name=who].type: "string" -> "integer"',
+        '      ~ options[name=where].channel_types: ["guild_text"] -> ["guild_voice"]',
+        ('      - options[name=loud]: {"type": "boolean", "name": "loud", '
+         '"description": "Loud"}')]
+    assert out.endswith("Plan: 0 to create, 1 to update, 0 to delete, 0 permission sets to "
+                        "change.\n")
+
+
+def test_one_permission_set_is_singular(here: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "plan", "--local", "bot.yaml")[1].endswith(
+        "Plan: 2 to create, 0 to update, 0 to delete, 1 permission set to change.\n")
+
+
+BOT = """\
+import discord
+from discord import app_commands
+
+client = discord.Client(intents=discord.Intents.none())
+tree = app_commands.CommandTree(client)
+
+
+@tree.command(description="Roll")
+async def roll(interaction: discord.Interaction, sides: app_commands.Range[int, 2, 20]) -> None:
+    await interaction.response.send_message("4")
+"""
+
+
+def test_check_says_not_set_rather_than_none(here: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "roller.py").write_text(BOT, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(here))
+    monkeypatch.delitem(sys.modules, "roller", raising=False)
+    (here / "roll.yaml").write_text(
+        "commands:\n  - name: roll\n    description: Roll\n    options:\n"
+        "      - {type: integer, name: sides, description: Sides, required: true,"
+        " max_value: 20}\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", "discord.py:roller:tree", "roll.yaml")
+    assert code == 1
+    assert ("CK09 global: chat_input 'roll': option 'sides': min_value is not set in the "
+            "manifests, 2 in the handler\n") in out
+    assert "None" not in out
+
+
+CHOICES = """\
+commands:
+  - name: pick
+    description: Pick
+    options:
+      - {type: integer, name: size, description: Size,
+         choices: [{name: Small, value: 1}, {name: Large, value: 2}]}
+"""
+
+
+@pytest.mark.parametrize("value", ["3", "abc", "1.5"])
+def test_invoke_refuses_a_choice_the_same_way_whatever_was_typed(
+        here: Path, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "pick.yaml").write_text(CHOICES, encoding="utf-8")
+    assert run(capsys, "apply", "--local", "--auto-approve", "pick.yaml")[0] == 0
+    assert run(capsys, "invoke", "--local", f"/pick size:{value}") == (
+        1, "", "Refused: option size must be one of: Small, Large\n")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("manifest = []\n", ("cmdsync.toml:1: unknown key 'manifest': did you mean 'manifests'? "
+                         "(known: manifests, environments, default_environment)")),
+    ('manifests = ["bot.yaml"]\n\n[environments.dev]\napp = "1"\n',
+     ("cmdsync.toml:4: environments.dev: unknown key 'app': did you mean 'application_id'? "
+      "(known: api_url, application_id, guilds)")),
+    ('manifests = ["bot.yaml"]\ndefault_environment = "prod"\n[environments.production]\n',
+     ("cmdsync.toml:2: default_environment 'prod' is not one of the environments: did you "
+      "mean 'production'? (defined: production)")),
+    ('manifests = [\n  "bot.yaml",\n  "discord/",\n]\n',
+     ("cmdsync.toml:3: manifests: 'discord/' matches no file or directory (paths are "
+      "relative to {here}): fix it there, or give the manifests' paths")),
+])
+def test_a_bad_configuration_names_its_line_and_the_closest_key(
+        here: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "cmdsync.toml").write_text(text, encoding="utf-8")
+    assert run(capsys, "validate") == (
+        2, "", f"error: {here}/{message.format(here=here)}\n")
+
+
+def test_a_saved_plan_applied_already_is_told_from_a_stale_one(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
+    plan = load_saved_plan("plan.json", key=lambda _: None).plan
+
+    def live_now() -> object:
+        async def read() -> object:
+            async with open_session(Connection(local=True), cwd=str(here)) as session:
+                return await fetch_scopes(
+                    session.client, APP, [*(s.scope for s in plan.scopes), "global"],
+                    need_permissions=[s.scope for s in plan.scopes if s.permissions],
+                    only_needed=True)
+        return asyncio.run(read())
+
+    assert already_applied(plan, live_now()) is False  # type: ignore[arg-type]
+    assert run(capsys, "apply", "--local", "plan.json")[0] == 0
+    assert already_applied(plan, live_now()) is True  # type: ignore[arg-type]
+    (here / "bot.yaml").write_text(MANIFEST.replace("Check the bot", "Check that the bot"),
+                                   encoding="utf-8")
+    assert run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")[0] == 0
+    assert already_applied(plan, live_now()) is False  # type: ignore[arg-type]

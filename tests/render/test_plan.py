@@ -126,9 +126,9 @@ def test_text_field_added_and_removed() -> None:
         "global:\n"
         '  ~ chat_input "ping" (id 10)\n'
         '      + name_localizations.fr: "pingé"\n'
-        '      - default_member_permissions: "8"\n'
-        '      + options[name=loud]: {"type": 5, "name": "loud", "description": "Loud"}\n'
-        '      - options[name=who]: {"type": 3, "name": "who", "description": "Who"}\n'
+        '      - default_member_permissions: ["administrator"]\n'
+        '      + options[name=loud]: {"type": "boolean", "name": "loud", "description": "Loud"}\n'
+        '      - options[name=who]: {"type": "string", "name": "who", "description": "Who"}\n'
         "  after apply: 1/100 CHAT_INPUT, 0/15 USER, 0/15 MESSAGE, 0/1 PRIMARY_ENTRY_POINT\n"
         "\n"
         "Plan: 0 to create, 1 to update, 0 to delete, 0 permission sets to change.\n"

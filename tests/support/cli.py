@@ -60,5 +60,5 @@ FIRST_PLAN = (
     "  1 create counts toward Discord's limit of 200 per guild per day; after apply: "
     "0/100 CHAT_INPUT, 0/15 USER, 1/15 MESSAGE\n"
     "\n"
-    "Plan: 2 to create, 0 to update, 0 to delete, 1 permission sets to change.\n"
+    "Plan: 2 to create, 0 to update, 0 to delete, 1 permission set to change.\n"
 )

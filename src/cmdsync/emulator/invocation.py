@@ -558,13 +558,12 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
                           f"{len(value)}")
     elif kind in (OptionType.INTEGER, OptionType.NUMBER):
         number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
-        value = _number(raw, integer=kind == OptionType.INTEGER)
+        # With choices the client offers only them, whatever is typed: one message.
+        value = _choice(option, raw, raw) if option.get("choices") else \
+            _number(raw, integer=kind == OptionType.INTEGER)
         if value is None:
-            value = _choice(option, raw, None)
-            if value is None:
-                raise Refused(f"option {name}: {raw!r} is not {number_kind} between "
-                              f"-{MAX_NUMBER} and {MAX_NUMBER}")
-        value = _choice(option, raw, value)
+            raise Refused(f"option {name}: {raw!r} is not {number_kind} between "
+                          f"-{MAX_NUMBER} and {MAX_NUMBER}")
         if kind == OptionType.NUMBER and float(value).is_integer() and "." not in raw:
             value = int(value)
         low, high = option.get("min_value"), option.get("max_value")

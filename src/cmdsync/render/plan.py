@@ -13,6 +13,7 @@ sets to change.`` or ``No changes. Live commands match the manifest.``
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType, sco
 from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
 from cmdsync.render.diagnostics import annotation
 from cmdsync.render.escape import fenced, printable
+from cmdsync.state.as_manifest import to_command, to_option
 
 Segment = tuple[str, str]  # (text, rich style; "" for none)
 Line = list[Segment]
@@ -34,9 +36,10 @@ def summary(plan: Plan) -> str:
     """The last line of the text."""
     if not plan.has_changes:
         return NO_CHANGES
+    sets = plan.permission_changes
     return (f"Plan: {plan.count(Action.CREATE)} to create, {plan.count(Action.UPDATE)} to "
-            f"update, {plan.count(Action.DELETE)} to delete, {plan.permission_changes} "
-            "permission sets to change.")
+            f"update, {plan.count(Action.DELETE)} to delete, {sets} "
+            f"permission set{'s' if sets != 1 else ''} to change.")
 
 
 def lines(plan: Plan) -> list[Line]:
@@ -47,9 +50,9 @@ def lines(plan: Plan) -> list[Line]:
         out += [[("cmdsync will perform the following actions:", "bold")], []]
     for scope in changed:
         out.append([(printable(scope_label(scope.scope)) + ":", "bold")])
-        for command in scope.commands:
+        for command in sorted(scope.commands, key=lambda c: (c.type, natural(c.name))):
             out.extend(_command(command))
-        for perm in scope.permissions:
+        for perm in sorted(scope.permissions, key=lambda p: natural(p.key)):
             out.extend(_permission(perm))
         if scope.manages_commands:
             out.append([("  " + _totals(scope), "dim")])
@@ -113,12 +116,39 @@ def _command(change: CommandChange) -> Iterator[Line]:
 
 def _field(field: FieldChange) -> Line:
     path = printable(field.path)
+    before, after = (_show(as_written(field.path, v)) for v in (field.before, field.after))
     if field.before is None:
-        return [*_glyph(Action.CREATE, 6), (f" {path}: {_show(field.after)}", "")]
+        return [*_glyph(Action.CREATE, 6), (f" {path}: {after}", "")]
     if field.after is None:
-        return [*_glyph(Action.DELETE, 6), (f" {path}: {_show(field.before)}", "")]
-    return [*_glyph(Action.UPDATE, 6),
-            (f" {path}: {_show(field.before)} -> {_show(field.after)}", "")]
+        return [*_glyph(Action.DELETE, 6), (f" {path}: {before}", "")]
+    return [*_glyph(Action.UPDATE, 6), (f" {path}: {before} -> {after}", "")]
+
+
+def natural(name: str) -> tuple[Any, ...]:
+    """A sort key reading runs of digits as numbers: ``cmd2`` before ``cmd10``; otherwise
+    the plan's own order (by code point)."""
+    parts = re.split(r"(\d+)", name)
+    return (tuple((int(p), p) if i % 2 else p for i, p in enumerate(parts)), name)
+
+
+_WHOLE_OPTION = re.compile(r"(?:^|\.)options\[name=[^\]]*\]$")
+_OPTION_FIELD = re.compile(r"(?:^|\.)options\[name=[^\]]*\]\.(\w+)$")
+
+
+def as_written(path: str, value: Any) -> Any:
+    """A field's API value as a manifest writes it (:mod:`cmdsync.state.as_manifest`):
+    option and channel types, contexts and installation types by name, an option
+    without its defaults; other values as they are."""
+    if value is None:
+        return None
+    if _WHOLE_OPTION.search(path) and isinstance(value, dict):
+        return to_option(value)
+    field = _OPTION_FIELD.search(path)
+    if field:
+        return to_option({field.group(1): value}).get(field.group(1), value)
+    if re.fullmatch(r"\w+", path) and path not in ("type", "name", "description"):
+        return to_command({path: value}, scope="global").get(path, value)
+    return value
 
 
 def _permission(change: PermissionChange) -> Iterator[Line]:

@@ -248,9 +248,8 @@ def resolve_paths(paths: list[str] | None, project: Project | None) -> list[str]
     if project is not None and project.manifests:
         found = project.manifest_paths()
         for pattern in project.manifests:
-            full = os.path.join(project.root, pattern)
-            if not (glob.glob(full, recursive=True) if glob.has_magic(full)
-                    else os.path.lexists(full)):
+            if not (project._glob(pattern) if glob.has_magic(pattern)
+                    else os.path.lexists(os.path.join(project.root, pattern))):
                 line = _quoted_line(project.path, pattern) or key_line(
                     project.path, ("manifests",), _prefix(project))
                 raise UsageError(
@@ -314,9 +313,9 @@ def key_line(path: str, keys: Sequence[str], prefix: str = "") -> int | None:
         assigned = re.match(r"\s*([\w\"'.-]+?)\s*=", text)
         if assigned:
             key = [*table, *(p.strip().strip("\"'") for p in assigned.group(1).split("."))]
-            if full[:len(key)] == key or key[:len(full)] == full:
-                if best is None or len(key) >= best[0]:
-                    best = (len(key), number)
+            if (full[:len(key)] == key or key[:len(full)] == full) and (
+                    best is None or len(key) >= best[0]):
+                best = (len(key), number)
     return best[1] if best else None
 
 

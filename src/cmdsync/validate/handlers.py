@@ -123,8 +123,12 @@ def _option(declared: Side, handler: Side, at: tuple[str | int, ...],
                     declared.where(at + ("choices",)), related)
     ranges = [(k, ours.get(k), theirs.get(k)) for k in _RANGE if ours.get(k) != theirs.get(k)]
     for key, mine, other in ranges:
-        yield _diag("CK09", f"{label}: {key} is {mine} in the manifests, {other} in the "
-                    "handler", declared.where(at + (key,)), related)
+        yield _diag("CK09", f"{label}: {key} is {_set(mine)} in the manifests, {_set(other)} "
+                    "in the handler", declared.where(at + (key,)), related)
+
+
+def _set(value: Any) -> str:
+    return "not set" if value is None else str(value)
 
 
 def _choices(option: Mapping[str, Any]) -> list[tuple[str, Any]]:
