@@ -111,15 +111,15 @@ def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     assert err.startswith("nope.yaml: CS001 no such file or directory")
 
 
-def test_credentials_of_another_application_stop_at_the_application_read(
+def test_local_with_another_application_stops_before_any_request(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """plan reads the application first (GET /applications/@me): a token of another
-    application is named before any command request (which would get 403 code 20012)."""
-    code, out, err = run(capsys, "plan", "--local", "--application-id", "999", "bot.yaml")
-    assert (code, out) == (1, "")
-    assert err == ("error: the credentials belong to application 111111111111111111, not 999: "
-                   "use the manifest's application's token, or --application-id "
-                   "111111111111111111\n")
+    """--local has the emulator's application only: another --application-id is a usage
+    error before any request (credentials of another application against an API are
+    named at the application read: tests/cli/test_rough_edges.py)."""
+    assert run(capsys, "plan", "--local", "--application-id", "999", "bot.yaml") == (
+        2, "", ("error: --local has only the local emulator's application 111111111111111111: "
+                "drop --application-id 999 (or serve an emulator seeded with it, `cmdsync "
+                "emulator --seed FILE`, and pass its --api-url)\n"))
 
 
 def test_no_credentials(capsys: pytest.CaptureFixture[str]) -> None:

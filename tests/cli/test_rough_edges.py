@@ -194,8 +194,9 @@ def test_the_client_sends_a_refused_request_twice_only(closed_port: int) -> None
 
 # --- item 27: global flags after the subcommand ---------------------------------------
 
-def test_global_flags_work_after_the_subcommand(here: Path,
+def test_global_flags_work_after_the_subcommand(here: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("NO_COLOR", "")  # --no-color sets it: unset again afterwards
     assert run(capsys, "validate", "bot.yaml", "--quiet") == (0, "", "")
     assert run(capsys, "validate", "-q", "bot.yaml", "--no-color") == (0, "", "")
     # an option's value stays its value, and so does all after --
