@@ -690,7 +690,8 @@ def invoke(
     checks it, signs the interaction and POSTs it to your bot; shows the response.
 
     Exit codes: 0 the bot answered; 1 refused (the reason is printed), outdated, or the
-    interaction failed; 2 usage errors; 130 interrupted while waiting.
+    interaction failed (no answer, not JSON, or what Discord would refuse: 50035);
+    2 usage errors; 130 interrupted while waiting.
     """
     from cmdsync.render import invoke as render
     from cmdsync.runners.invoke import Request

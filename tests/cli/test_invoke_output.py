@@ -127,6 +127,17 @@ def test_embeds_that_are_not_objects_fail_the_interaction(
     assert "internal error" not in err
 
 
+def test_an_answer_that_is_not_json_is_not_called_no_response(
+        cli: Any, bot: tuple[str, dict[str, Any]]) -> None:
+    api_url, answer = bot
+    answer.update(raw=b"<html>\x1b[2J\n::error title=FORGED::x</html>", status=200)
+    code, out, _ = cli("--api-url", api_url, "--guild", GUILD, "/ping")
+    assert code == 1
+    assert "This interaction failed: " in out and "not JSON" in out
+    assert "no response" not in out
+    assert_inert(out)
+
+
 def test_an_error_answer_quoted_in_the_failure_is_inert(
         cli: Any, bot: tuple[str, dict[str, Any]]) -> None:
     api_url, answer = bot
@@ -134,6 +145,38 @@ def test_an_error_answer_quoted_in_the_failure_is_inert(
     code, out, _ = cli("--api-url", api_url, "--guild", GUILD, "/ping")
     assert code == 1 and "This interaction failed: " in out
     assert_inert(out)
+
+
+@pytest.mark.parametrize(("refusal", "verified"), [(200, False), (400, True), (401, True)])
+def test_the_endpoint_check_says_what_it_checks(cli: Any, monkeypatch: pytest.MonkeyPatch,
+                                                bot: tuple[str, dict[str, Any]], refusal: int,
+                                                verified: bool) -> None:
+    """Any 4xx refuses a badly signed PING (hikari answers 400), and the message says so;
+    Discord's "Security and Authorization" docs ask for 401."""
+    api_url, answer = bot
+    answer["json"] = {"type": 4, "data": {"content": "pong"}}
+    with http_client(api_url, headers={"Authorization": f"Bot {BOT_TOKEN}"}) as api:
+        key = api.get("/applications/@me").json()["verify_key"]
+
+    async def endpoint(request: Request) -> JSONResponse:
+        body = await request.body()
+        if refusal == 200 or verify(key, body, request.headers["x-signature-timestamp"],
+                                    request.headers["x-signature-ed25519"]):
+            return JSONResponse({"type": 1} if json.loads(body)["type"] == 1 else answer["json"])
+        return JSONResponse({"error": "bad signature"}, status_code=refusal)
+
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
+    with BackgroundServer(Starlette(routes=[Route("/", endpoint, methods=["POST"])])) as url:
+        code, out, err = cli("--api-url", api_url, "--endpoint", f"{url}/", "--guild", GUILD,
+                             "/ping")
+    if verified:
+        assert (code, err) == (0, "") and out.endswith("Reply:\n  pong\n")
+        return
+    assert (code, out) == (1, "")
+    assert err == (f"error: cannot set the interactions endpoint URL {url}/: The specified "
+                   "interactions endpoint url could not be verified: a badly signed PING got "
+                   "HTTP 200: the endpoint must check X-Signature-Ed25519 and refuse it with a "
+                   "4xx status (Discord's 'Security and Authorization' docs ask for 401).\n")
 
 
 # -- a stand-in for the emulator: any exchange ------------------------------------------

@@ -140,7 +140,8 @@ def verify_endpoint(app: Application, url: str, *, now: float, deadline: float,
             problem = f"a badly signed PING: {bad.failure}"
         elif not 400 <= bad.status < 500:
             problem = (f"a badly signed PING got HTTP {bad.status}: the endpoint must check "
-                       "X-Signature-Ed25519 and refuse it with 401")
+                       "X-Signature-Ed25519 and refuse it with a 4xx status (Discord's "
+                       "'Security and Authorization' docs ask for 401)")
     if problem:
         raise error_replies.field_error(
             ("interactions_endpoint_url",), "APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID",
