@@ -614,7 +614,7 @@ def apply(
                           progress=sys.stderr.isatty())
     if saved is not None:
         run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
-                          env=env, cwd=root, refresh=not no_refresh)
+                          env=env, cwd=root, refresh=not no_refresh, environment=env_name)
     elif no_refresh:
         raise UsageError("--no-refresh applies a saved plan (`cmdsync plan --out FILE`, then "
                          "`cmdsync apply --no-refresh FILE`): cmdsync keeps no state of its "

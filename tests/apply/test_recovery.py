@@ -304,7 +304,8 @@ def test_no_refresh_writes_the_plan_as_it_stands_and_reports_what_failed(
     assert [c["name"] for c in commands(emulator, OTHER)] == ["beta"]
     assert summary(result).endswith(  # a re-run would repeat the same plan
         "Plan again (`cmdsync plan --out FILE`) and apply the new plan for what is left.")
-    assert to_text(result).startswith("Backed up the live state the saved plan was made from")
+    assert to_text(result).startswith(f"Applying the saved plan to application {APP}.\n\n"
+                                      "Backed up the live state the saved plan was made from")
 
 
 def test_no_refresh_needs_a_plan_saved_with_its_prior_state(

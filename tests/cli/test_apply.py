@@ -127,14 +127,25 @@ def test_a_saved_plan_applies_without_asking_and_a_stale_one_is_refused(
     assert run(capsys, "plan", "--local", "--out", "stale.plan", "bot.yaml")[0] == 0
     code, out, err = run(capsys, "apply", "plan.json")  # no terminal, no --auto-approve
     assert (code, err) == (0, "")
-    assert ids(out) == APPLIED.removeprefix("\n")
+    assert ids(out) == "Applying the saved plan to application 111111111111111111.\n\n" + \
+        APPLIED.removeprefix("\n")
     code, out, err = run(capsys, "apply", "stale.plan")  # any name: the content says
     assert (code, out) == (1, "")
-    assert ids(err) == (
-        "error: the saved plan stale.plan is stale: live state changed since it was "
-        "computed; nothing was changed. Plan again (`cmdsync plan --out FILE`):\n"
-        "  - global: chat_input 'ping' (id <ID>) was created\n"
-        f"  - guild {GUILD}: message 'Report' (id <ID>) was created\n")
+    # the same plan, made from the same state: applied already
+    assert re.sub(r"there \([^)]*\)", "there (<TIME>)", err) == (
+        "error: the saved plan stale.plan was made before the last apply to the scopes it "
+        "changes (.cmdsync/applied.json): applying it would write its older state over what "
+        "was applied since; nothing was changed. Plan again (`cmdsync plan --out FILE`), or "
+        "pass --force to apply it anyway (live state is then read and backed up):\n"
+        "  - global: this plan was already applied there (<TIME>)\n"
+        f"  - guild {GUILD}: this plan was already applied there (<TIME>)\n")
+    Path(".cmdsync/applied.json").unlink()  # applied from elsewhere: live state tells
+    code, out, err = run(capsys, "apply", "stale.plan")
+    assert (code, out) == (1, "")
+    assert err == (
+        "error: the saved plan stale.plan was applied already: live state holds every change "
+        "it makes, so there is nothing left to do and nothing was changed. Plan again "
+        "(`cmdsync plan --out FILE`) for new changes\n")
 
 
 def test_no_refresh_applies_a_saved_plan_and_nothing_else(
@@ -146,8 +157,9 @@ def test_no_refresh_applies_a_saved_plan_and_nothing_else(
     assert run(capsys, "plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
     code, out, err = run(capsys, "apply", "--no-refresh", "plan.json")
     assert (code, err) == (0, "")
-    assert ids(out) == APPLIED.removeprefix("\n").replace(
-        "the live state of the changed scopes", "the live state the saved plan was made from")
+    assert ids(out) == "Applying the saved plan to application 111111111111111111.\n\n" + \
+        APPLIED.removeprefix("\n").replace(
+            "the live state of the changed scopes", "the live state the saved plan was made from")
 
 
 def test_plan_warns_as_the_daily_create_budget_runs_low(

@@ -172,11 +172,16 @@ def test_rename_stale_plan_failure_and_restore(capsys: pytest.CaptureFixture[str
     assert overwrites(admin) == before_overwrites
     backup = out.split("Backed up the live state of the changed scopes to ")[1].split("\n")[0]
 
-    # a stale saved plan is refused, naming what changed, before any write
+    # a replayed saved plan (the same plan, applied already) is refused before any write;
+    # applied from elsewhere (no apply history here), live state says it was applied
     admin.delete("/log")
     code, out, err = cmdsync(capsys, "apply", "stale.json")
     assert (code, out, writes(admin)) == (1, "", 0)
-    assert f"  - guild {GUILD}: chat_input 'mod' (id {mod}) changed (version " in err
+    assert f"  - guild {GUILD}: this plan was already applied there (" in err
+    Path(".cmdsync/applied.json").unlink()
+    code, out, err = cmdsync(capsys, "apply", "stale.json")
+    assert (code, out, writes(admin)) == (1, "", 0)
+    assert "error: the saved plan stale.json was applied already: live state holds" in err
 
     # a failure injected mid-apply: 4 creates a day per scope (admin config "limits");
     # global has used 2 today and makes 1 more, the guild has used 1 and wants 4 more

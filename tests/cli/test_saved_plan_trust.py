@@ -31,7 +31,8 @@ GUILD = "222222222222222222"
 OTHER = "444444444444444444"
 BOT_TOKEN, USER_TOKEN = "trust-bot-s3cret", "trust-user-s3cret"
 SEED: dict[str, Any] = {
-    "applications": [{"id": APP, "bot_token": BOT_TOKEN, "client_secret": "trust-client-s3cret"}],
+    "applications": [{"id": APP, "name": "Trust Bot", "bot_token": BOT_TOKEN,
+                      "client_secret": "trust-client-s3cret"}],
     "guilds": [{"id": GUILD}, {"id": OTHER}],
     "users": [{"id": "333333333333333333", "application_id": APP, "bearer_token": USER_TOKEN,
                "scopes": ["applications.commands.permissions.update"],
@@ -288,3 +289,50 @@ def test_a_signed_plan_is_not_replayed_and_a_forced_replay_backs_up_what_is_live
     backup = re.search(r"Backed up the live state .* to (\S+)\n", out)
     assert backup is not None, out
     assert '"description": "B3"' in Path(backup.group(1)).read_text(encoding="utf-8")
+
+
+CONFIG = f"""\
+manifests = ["bot.yaml"]
+
+[environments.dev]
+application_id = "{APP}"
+
+[environments.prod]
+application_id = "555555555555555555"
+"""
+
+
+def test_an_explicit_env_never_acts_on_another_application(
+        capsys: pytest.CaptureFixture[str], admin: httpx.Client,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--env dev`` with another application's DISCORD_APPLICATION_ID in the shell wrote
+    to that application; ``apply --env prod dev-plan.json`` applied to dev without a word
+    (issue 28, item 7). Plan and apply name the application they act on."""
+    Path("bot.yaml").write_text(MANIFEST.replace(f'application_id: "{APP}"\n', ""),
+                                encoding="utf-8")
+    Path("cmdsync.toml").write_text(CONFIG, encoding="utf-8")
+    monkeypatch.setenv("DISCORD_APPLICATION_ID", "999999999999999999")
+    for verb in (("plan",), ("apply", "--auto-approve")):
+        code, out, err = cmdsync(capsys, *verb, "--env", "dev")
+        assert (code, out) == (2, ""), err
+        assert err == (
+            f"error: --env dev sets application_id '{APP}' ({Path.cwd() / 'cmdsync.toml'}), "
+            "but DISCORD_APPLICATION_ID is '999999999999999999' in the environment: unset "
+            "DISCORD_APPLICATION_ID, or drop --env to use it\n")
+    assert writes(admin) == 0
+
+    monkeypatch.delenv("DISCORD_APPLICATION_ID")
+    code, out, err = cmdsync(capsys, "plan", "--env", "dev", "--out", "dev-plan.json")
+    assert code == 0, err
+    assert out.startswith(
+        f"cmdsync will perform the following actions on application Trust Bot ({APP}):\n")
+    code, out, err = cmdsync(capsys, "apply", "--env", "prod", "dev-plan.json")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: --env prod is application 555555555555555555, but the saved plan "
+        f"dev-plan.json was made for application {APP}: apply it without --env, or plan "
+        "again with `cmdsync plan --env prod --out FILE`\n")
+    assert writes(admin) == 0
+    code, out, err = cmdsync(capsys, "apply", "--env", "dev", "dev-plan.json")
+    assert code == 0, err
+    assert out.startswith(f"Applying the saved plan to application {APP}.\n")

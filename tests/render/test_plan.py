@@ -62,7 +62,7 @@ def guild_plan() -> Plan:
 
 def test_text_create_update_delete() -> None:
     assert to_text(basic_plan()) == (
-        "cmdsync will perform the following actions:\n"
+        f"cmdsync will perform the following actions on application {APP}:\n"
         "\n"
         "global:\n"
         '  ~ chat_input "ban" (id 11)\n'
@@ -82,7 +82,7 @@ def test_text_create_update_delete() -> None:
 
 def test_text_guilds_permissions_rename_and_warning() -> None:
     assert to_text(guild_plan()) == (
-        "cmdsync will perform the following actions:\n"
+        f"cmdsync will perform the following actions on application {APP}:\n"
         "\n"
         f"guild {GUILD}:\n"
         '  + chat_input "ban"\n'
@@ -121,7 +121,7 @@ def test_text_field_added_and_removed() -> None:
     current = cmd("10", "ping", options=[{"type": 3, "name": "who", "description": "Who"}],
                   default_member_permissions="8")
     assert to_text(diff(state, live({"global": [current]}))) == (
-        "cmdsync will perform the following actions:\n"
+        f"cmdsync will perform the following actions on application {APP}:\n"
         "\n"
         "global:\n"
         '  ~ chat_input "ping" (id 10)\n'

@@ -47,7 +47,8 @@ guilds:
 
 
 FIRST_PLAN = (
-    "cmdsync will perform the following actions:\n"
+    "cmdsync will perform the following actions on application cmdsync emulator "
+    "(111111111111111111):\n"
     "\n"
     "global:\n"
     '  + chat_input "ping"\n'

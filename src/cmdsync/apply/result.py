@@ -111,6 +111,7 @@ class ApplyResult:
     interrupted: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped it
     saved_plan: bool = False  # applied a saved plan (a re-run repeats it: plan again)
     refreshed: bool = True  # False: --no-refresh, backed up from the plan's prior state
+    application_name: str = ""  # as Discord gave it when planning ("" when not read)
 
     @property
     def ok(self) -> bool:

@@ -139,6 +139,15 @@ class Plan:
     # "sha256:<hex>" of each of those files' text, None where its bodies depend on
     # the environment (${VAR}) or it is not a file (see DesiredState.sources)
     manifest_sha256: tuple[str | None, ...] = ()
+    # the application's name as Discord gave it when planning ("" when not read); not saved
+    application_name: str = ""
+
+    @property
+    def application_label(self) -> str:
+        """``application NAME (ID)``, or ``application ID`` when the name is not known."""
+        name = self.application_name
+        return f"application {name} ({self.application_id})" if name \
+            else f"application {self.application_id}"
 
     def count(self, action: Action) -> int:
         return sum(scope.count(action) for scope in self.scopes)

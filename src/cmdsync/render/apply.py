@@ -44,6 +44,10 @@ def to_text(result: ApplyResult) -> str:
     if not result.scopes:
         return NOTHING_TO_APPLY + "\n"
     out = []
+    if result.saved_plan:  # no plan was shown: say where it acts
+        name = result.application_name
+        label = f"{name} ({result.application_id})" if name else result.application_id
+        out += [f"Applying the saved plan to application {printable(label)}.", ""]
     if result.backup:
         what = "the live state of the changed scopes" if result.refreshed else \
             "the live state the saved plan was made from"

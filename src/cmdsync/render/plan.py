@@ -47,7 +47,8 @@ def lines(plan: Plan) -> list[Line]:
     out: list[Line] = []
     changed = [s for s in plan.scopes if _has_changes(s)]
     if changed:
-        out += [[("cmdsync will perform the following actions:", "bold")], []]
+        out += [[("cmdsync will perform the following actions on "
+                  f"{printable(plan.application_label)}:", "bold")], []]
     for scope in changed:
         out.append([(printable(scope_label(scope.scope)) + ":", "bold")])
         for command in sorted(scope.commands, key=lambda c: (c.type, natural(c.name))):

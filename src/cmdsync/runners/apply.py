@@ -38,6 +38,7 @@ from cmdsync.apply.guardrails import (
     unsafe_reasons,
     with_budget_warnings,
 )
+from cmdsync.apply.replay import ALREADY_APPLIED, already_applied
 from cmdsync.apply.result import ApplyResult, ChangeStatus
 from cmdsync.apply.strategy import ScopeSteps, StepKind, Strategy, schedule
 from cmdsync.client import endpoints
@@ -172,7 +173,8 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
 
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
                 env: Mapping[str, str] | None = None, cwd: str | None = None,
-                clock: Clock = time.time, refresh: bool = True) -> ApplyRun:
+                clock: Clock = time.time, refresh: bool = True,
+                environment: str | None = None) -> ApplyRun:
     """Apply a saved plan without asking, if live state still matches it.
 
     Without ``refresh`` (``--no-refresh``, Terraform's ``-refresh=false``)
@@ -183,8 +185,11 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     command changed since is overwritten as planned; one deleted since fails
     its scope (404), reported.
 
+    ``environment`` is the name given with ``--env``: its application must be
+    the plan's.
+
     Raises :class:`~cmdsync.errors.UsageError` for flags that contradict the
-    plan, and :class:`~cmdsync.errors.UnsafePlanError` naming what
+    plan (``--env`` or ``--application-id`` of another application included), and :class:`~cmdsync.errors.UnsafePlanError` naming what
     changed when the plan is stale, what differs from its manifests
     (:func:`_check_manifests`), or, without ``refresh``, when it is not
     signed with the credential at hand (its ``plan_hmac``).
@@ -230,6 +235,12 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
+    chosen = env.get("DISCORD_APPLICATION_ID")
+    if environment and chosen and chosen != plan.application_id:
+        raise UsageError(f"--env {environment} is application {chosen}, but the saved plan "
+                         f"{path} was made for application {plan.application_id}: apply it "
+                         f"without --env, or plan again with `cmdsync plan --env {environment} "
+                         "--out FILE`")
     replayed = _replay_reasons(path, saved, cwd=cwd, force=options.force)
     checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
     connection = _connection_for(path, connection, planned_at, env)
@@ -262,6 +273,8 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
             else:
                 live = await read()
                 stale = stale_reasons(plan, live)
+                if stale and already_applied(plan, live):  # applied from elsewhere
+                    raise CmdsyncError(ALREADY_APPLIED.format(path=path))
                 if stale:
                     raise UnsafePlanError(stale, heading=(
                         f"the saved plan {path} is stale: live state changed since it was "
@@ -352,6 +365,8 @@ async def _apply_unsigned(session: Session, path: str, plan: Plan,
         if not plan_differences(plan, kept):
             fresh, differences = kept, []
     foreign = {s.scope for s in plan.scopes} - {s.scope for s in fresh.scopes}
+    if stale and not foreign and already_applied(plan, live):
+        raise CmdsyncError(ALREADY_APPLIED.format(path=path))
     if stale and not foreign:  # live state of a scope the manifests never name is not read
         raise UnsafePlanError(stale, heading=(
             f"the saved plan {path} is stale: live state changed since it was computed; "
@@ -499,7 +514,7 @@ async def _apply(session: Session, plan: Plan, live: LiveState, *,
     return ApplyRun(plan=plan, result=ApplyResult(
         app, session.api_url, scopes, request_records(client.exchanges, context.outcomes),
         backup, time.monotonic() - started, context.creates, context.interrupt.signal,
-        saved, refreshed))
+        saved, refreshed, plan.application_name))
 
 
 @contextmanager

@@ -145,7 +145,7 @@ async def plan_session(client: DiscordClient, desired: DesiredState,
         note = (f"the manifests name application {named}, which the local emulator does "
                 f"not know: --local plans its application {desired.application_id} instead")
         plan = replace(plan, warnings=(*plan.warnings, note))
-    return checked, plan, live, info
+    return checked, replace(plan, application_name=info.name), live, info
 
 
 def _named_application(validation: ValidationResult) -> str | None:

@@ -41,6 +41,8 @@ from cmdsync.runners.toml_lines import did_you_mean, key_line, quoted_line
 CONFIG_FILE = "cmdsync.toml"
 PYPROJECT = "pyproject.toml"
 _ENVIRONMENT_KEYS = {"application_id", "api_url", "guilds"}
+# what an environment's keys set, by the variable that carries them
+_TARGET_VARIABLES = {"DISCORD_APPLICATION_ID": "application_id", "CMDSYNC_API_URL": "api_url"}
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,14 @@ def _environment(where: Callable[..., str], name: str, values: Any) -> Environme
 def environment_for(project: Project | None, name: str | None,
                     env: Mapping[str, str]) -> dict[str, str]:
     """``env`` with the selected environment's variables where ``env`` lacks them
-    (``${VAR}`` in the file's values expands from ``env``)."""
+    (``${VAR}`` in the file's values expands from ``env``).
+
+    An environment chosen by name (``--env NAME``) whose ``application_id`` or
+    ``api_url`` differs from the process environment's
+    ``DISCORD_APPLICATION_ID`` or ``CMDSYNC_API_URL`` is a
+    :class:`~cmdsync.errors.UsageError`: the explicit choice must not write
+    to another application. (The default environment yields to the
+    process environment, as documented.)"""
     merged = dict(env)
     if project is None:
         if name:
@@ -228,10 +237,16 @@ def environment_for(project: Project | None, name: str | None,
     if chosen is None:
         return merged
     for variable, value in chosen.variables.items():
-        if not merged.get(variable):
+        explicit = name is not None and variable in _TARGET_VARIABLES
+        if not merged.get(variable) or explicit:
             expanded, missing = interpolate(value, env)
             if missing:
                 continue
+            if merged.get(variable) and merged[variable].rstrip("/") != expanded.rstrip("/"):
+                raise UsageError(
+                    f"--env {chosen.name} sets {_TARGET_VARIABLES[variable]} {expanded!r} "
+                    f"({project.path}), but {variable} is {merged[variable]!r} in the "
+                    f"environment: unset {variable}, or drop --env to use it")
             if variable == "DISCORD_APPLICATION_ID" and not expanded.isdigit():
                 raise UsageError(f"{project.path}: environments.{chosen.name}: application_id "
                                  f"{expanded!r} is not a snowflake (a string of digits)")
