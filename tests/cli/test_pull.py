@@ -253,7 +253,10 @@ AWKWARD = st.sampled_from(["\x85", "\u2028", "\u2029", "\r", "\n", "\t", "'", '"
                            "- ", "yes", " "])
 
 
-@given(st.lists(AWKWARD | st.characters(), max_size=8).map("".join))
+# Any character text can hold: not half of a surrogate pair (Cs), which no UTF-8 text
+# (a manifest file, Discord's JSON) can carry; hypothesis draws them only sometimes.
+@given(st.lists(AWKWARD | st.characters(blacklist_categories=("Cs",)), max_size=8)
+       .map("".join))
 @settings(max_examples=300)
 def test_pulled_yaml_loads_back_every_string(text: str) -> None:
     """Any description or choice value, NEL and other YAML line breaks included."""

@@ -3,13 +3,8 @@ printing its credentials, keeping its state in a file across restarts."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,6 +13,7 @@ from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.server import banner, build
 from cmdsync.errors import UsageError
 from tests.support.emulator import BOT, GLOBAL, chat, http_client
+from tests.support.processes import running
 
 SEED = """\
 applications:
@@ -36,36 +32,6 @@ users:
     scopes: [applications.commands.permissions.update]
     guilds: ["555555555555555555"]
 """
-
-
-# ``python -m cmdsync ARGS`` with Ctrl-C as in a terminal, even when pytest itself
-# runs as a background job (a shell without job control starts those with SIGINT
-# ignored, and an exec keeps an ignored signal ignored).
-WITH_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-               "os.execv(sys.executable, [sys.executable, '-m', 'cmdsync', *sys.argv[1:]])")
-
-
-@contextmanager
-def running(*args: str) -> Iterator[tuple[str, list[str]]]:
-    """``cmdsync emulator --port 0 ARGS``; yields its base URL and banner lines."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", WITH_CTRL_C, "emulator", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "NO_COLOR": "1"})
-    assert process.stdout is not None
-    lines: list[str] = []
-    timer = threading.Timer(20, process.kill)
-    timer.start()
-    try:
-        while not lines or "admin API" not in lines[-1]:
-            line = process.stdout.readline()
-            assert line, process.stderr.read() if process.stderr else "no output"
-            lines.append(line.rstrip("\n"))
-        yield lines[0].split(" at ")[1].removesuffix("/api/v10"), lines
-    finally:
-        timer.cancel()
-        process.send_signal(signal.SIGINT)  # Ctrl-C: a clean stop, exit code 130
-        assert process.wait(timeout=10) == 130
 
 
 def test_it_serves_http_and_prints_the_default_credentials() -> None:

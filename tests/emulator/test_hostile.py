@@ -21,9 +21,9 @@ from starlette.routing import Route
 from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.test_cli import running
 from tests.support.bot import StandInBot, callback, serve
 from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, chat, emulator, http_client
+from tests.support.processes import running
 
 pytestmark = pytest.mark.slow  # real servers: the full suite runs it
 

@@ -47,8 +47,8 @@ def lines(plan: Plan) -> list[Line]:
     out: list[Line] = []
     changed = [s for s in plan.scopes if _has_changes(s)]
     if changed:
-        out += [[("cmdsync will perform the following actions on "
-                  f"{printable(plan.application_label)}:", "bold")], []]
+        heading = f"cmdsync will perform the following actions on {plan.application_label}:"
+        out += [[(printable(heading), "bold")], []]
     for scope in changed:
         out.append([(printable(scope_label(scope.scope)) + ":", "bold")])
         for command in sorted(scope.commands, key=lambda c: (c.type, natural(c.name))):
