@@ -17,11 +17,14 @@ from cmdsync.manifest.files import MAX_MANIFEST_BYTES, read_bounded
 MODELINE = "# yaml-language-server: $schema="
 # A top-level commands: or guilds: key, written in block style (the usual way).
 _TOP_LEVEL_KEY = re.compile(r"^[\"']?(commands|guilds)[\"']?[ \t]*:", re.MULTILINE)
+_KEYS = ("commands", "guilds")
+_MANIFEST_KEYS = {"$schema", "application_id", "commands", "guilds", "prune"}
 
 
 def is_manifest(path: str) -> bool:
     """Whether a file is a cmdsync manifest by its content: a mapping with top-level
-    ``commands`` or ``guilds``, a JSON array of command objects, or a first line with
+    ``commands`` or ``guilds``, or ``application_id`` and no key a manifest cannot
+    have (a saved plan has one too), a JSON array of command objects, or a first line with
     the schema modeline naming cmdsync's schema. Anything else (a docker-compose
     file, a workflow, package.json, a saved plan) is not; nor is a file that is not
     UTF-8. A file that cannot be read (too large, not readable) counts as one, so
@@ -45,9 +48,10 @@ def is_manifest(path: str) -> bool:
         data = json.loads(text) if is_json else \
             yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (ValueError, yaml.YAMLError, RecursionError):
-        return is_json and ('"commands"' in text or '"guilds"' in text)
+        return is_json and any(f'"{key}"' in text for key in _KEYS)
     if isinstance(data, dict):
-        return "commands" in data or "guilds" in data
+        return any(key in data for key in _KEYS) or "application_id" in data and all(
+            key in _MANIFEST_KEYS or str(key).startswith("x-") for key in data)
     return isinstance(data, list) and bool(data) and all(
         isinstance(item, dict) and "name" in item and ("description" in item or "type" in item)
         for item in data)
