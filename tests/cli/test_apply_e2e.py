@@ -12,7 +12,6 @@ as in CI, and never show in any output or file cmdsync writes.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 from cmdsync.cli import main
 from cmdsync.emulator.instance import new_emulator
 from tests.support import paths
-from tests.support.emulator import http_server
+from tests.support.emulator import as_ci_would, http_server
 from tests.support.plan import CLEAN_PARAMS, load_commands, sent_form
 
 ROOT = paths.ROOT
@@ -63,17 +62,9 @@ def server() -> Iterator[str]:
 @pytest.fixture
 def admin(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> httpx.Client:
     """A fresh emulator state, the environment CI would set, and the admin API."""
-    for name in list(os.environ):
-        if name.startswith(("DISCORD_", "CMDSYNC_")) or name in ("FORCE_COLOR", "NO_COLOR"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CMDSYNC_API_URL", f"{server}/api/v10")
-    monkeypatch.setenv("DISCORD_APPLICATION_ID", APP)
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
-    monkeypatch.setenv("DISCORD_BEARER_TOKEN", USER_TOKEN)
-    monkeypatch.chdir(tmp_path)
-    client = httpx.Client(base_url=f"{server}/_emulator", verify=False, timeout=10)
-    client.post("/reset", json=SEED).raise_for_status()
-    return client
+    return as_ci_would(server, SEED, monkeypatch, tmp_path, variables={
+        "DISCORD_APPLICATION_ID": APP, "DISCORD_BOT_TOKEN": BOT_TOKEN,
+        "DISCORD_BEARER_TOKEN": USER_TOKEN})
 
 
 def cmdsync(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

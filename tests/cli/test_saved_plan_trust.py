@@ -24,7 +24,7 @@ import pytest
 from cmdsync.cli import main
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.plan.planfile import plan_digest
-from tests.support.emulator import http_server
+from tests.support.emulator import as_ci_would, http_server
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"
@@ -62,16 +62,9 @@ def server() -> Iterator[str]:
 
 @pytest.fixture
 def admin(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> httpx.Client:
-    """A fresh emulator state, the environment CI would set, the manifest applied."""
-    for name in list(os.environ):
-        if name.startswith(("DISCORD_", "CMDSYNC_")) or name in ("FORCE_COLOR", "NO_COLOR"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CMDSYNC_API_URL", f"{server}/api/v10")
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
-    monkeypatch.setenv("DISCORD_BEARER_TOKEN", USER_TOKEN)
-    monkeypatch.chdir(tmp_path)
-    client = httpx.Client(base_url=f"{server}/_emulator", timeout=10)
-    client.post("/reset", json=SEED).raise_for_status()
+    """A fresh emulator state, the environment CI would set, the manifest written."""
+    client = as_ci_would(server, SEED, monkeypatch, tmp_path, variables={
+        "DISCORD_BOT_TOKEN": BOT_TOKEN, "DISCORD_BEARER_TOKEN": USER_TOKEN})
     (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
     return client
 

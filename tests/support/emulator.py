@@ -3,16 +3,20 @@
 - :class:`FakeClock`: the emulator's injectable clock, moved by hand.
 - :func:`asgi_client`: an ``httpx.AsyncClient`` on the app in-process.
 - :func:`http_server`: the app under a real uvicorn on 127.0.0.1 and a free port.
+- :func:`as_ci_would`: a served emulator reset to a seed, the environment CI sets.
 - Credentials of the default seed, and small command bodies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
@@ -123,3 +127,21 @@ async def apply(client: DiscordClient, plan: Plan) -> None:
                               if c["name"] == change.command_name
                               and c["type"] == change.command_type)
             await endpoints.put_permissions(client, APP, scope.scope, target, change.after)
+
+
+def as_ci_would(server: str, seed: Mapping[str, Any], monkeypatch: pytest.MonkeyPatch,
+                cwd: Path, *, variables: Mapping[str, str]) -> httpx.Client:
+    """The served emulator at ``server`` reset to ``seed``, the working directory ``cwd``,
+    and the environment CI would set: no other ``DISCORD_*``/``CMDSYNC_*`` variable,
+    ``CMDSYNC_API_URL`` at the emulator, and ``variables`` (the credentials). Returns
+    a client of its admin API."""
+    for name in list(os.environ):
+        if name.startswith(("DISCORD_", "CMDSYNC_")) or name in ("FORCE_COLOR", "NO_COLOR"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("CMDSYNC_API_URL", f"{server}/api/v10")
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(cwd)
+    client = httpx.Client(base_url=f"{server}/_emulator", timeout=10)
+    client.post("/reset", json=dict(seed)).raise_for_status()
+    return client
