@@ -64,6 +64,7 @@ from starlette.routing import Route
 
 from cmdsync.emulator import interactions, strict_json
 from cmdsync.emulator.error_replies import ErrorReply
+from cmdsync.emulator.gateway import rest as gateway_rest
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.invocation import Invocation, Refused
 from cmdsync.emulator.seed import parse_seed
@@ -80,7 +81,9 @@ def routes() -> list[Route]:
             Route("/state", _guarded(state), methods=["GET"]),
             Route("/config", _guarded(config), methods=["GET", "PUT"]),
             Route("/interactions", _guarded(invoke), methods=["POST"]),
-            Route("/interactions/{interaction_id}", _guarded(interaction), methods=["GET"])]
+            Route("/interactions/{interaction_id}", _guarded(interaction), methods=["GET"]),
+            *[Route(path, _guarded(handler), methods=methods)
+              for path, handler, methods in gateway_rest.admin_routes()]]
 
 
 def _bad(message: str, status: int = 400) -> Response:

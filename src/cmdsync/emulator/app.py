@@ -32,6 +32,7 @@ from cmdsync.emulator import access, admin, error_replies, oauth, strict_json
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
+from cmdsync.emulator.gateway import transport as gateway_transport
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
@@ -62,6 +63,7 @@ def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
     # No redirects for trailing slashes: Discord does not send any.
     routes: list[BaseRoute] = [Mount(prefix, app=Router(api, redirect_slashes=False))
                                for prefix in API_PREFIXES]
+    routes.extend(gateway_transport.routes())  # the websocket, /gateway
     routes.append(Mount("/_emulator", app=Router(admin.routes(), redirect_slashes=False)))
     app = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Exception: _server_error})
@@ -120,7 +122,7 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
                 if route.method in ("POST", "PUT", "PATCH") else None)
         call = Call(emulator.store, token, params, dict(request.query_params),
                     {k.lower(): v for k, v in request.headers.items()}, body, now,
-                    emulator.limits)
+                    emulator.limits, gateway=emulator.gateway)
         return await run_in_threadpool(route.handler, call), decision.headers
     except error_replies.ErrorReply as exc:
         exc.headers = {**decision.headers, **exc.headers}

@@ -11,17 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.emulator import access, bodies
 from cmdsync.emulator.commands import Limits, Scope
 from cmdsync.emulator.database import Store, Token
 
+if TYPE_CHECKING:
+    from cmdsync.emulator.gateway.hub import Gateway
+
 
 @dataclass(frozen=True)
 class Call:
     """The parsed request: path parameters, query, headers (lowercase names),
-    the JSON body (None without one), the time (epoch seconds) and limits."""
+    the JSON body (None without one), the time (epoch seconds) and limits; ``gateway``
+    dispatches events to connected bots (None without one)."""
 
     store: Store
     token: Token
@@ -31,6 +35,7 @@ class Call:
     body: Any
     now: float
     limits: Limits
+    gateway: Gateway | None = None
 
     @contextmanager
     def scope(self, *, permissions: bool = False, edit: bool = False) -> Iterator[Scope]:

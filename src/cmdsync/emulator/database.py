@@ -301,6 +301,13 @@ class Store:
             return None
         return {"id": row["id"], "name": row["name"], **json.loads(row["settings"])}
 
+    def guilds_of(self, application_id: str) -> list[str]:
+        """The ids of the guilds ``application_id`` is installed in, in the order added."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, installed FROM guilds ORDER BY rowid").fetchall()
+        return [row["id"] for row in rows if row["installed"] is None
+                or application_id in json.loads(row["installed"])]
+
     def guild_exists(self, guild_id: str) -> bool:
         with self._lock:
             return self._db.execute("SELECT 1 FROM guilds WHERE id = ?",

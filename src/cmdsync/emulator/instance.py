@@ -22,6 +22,7 @@ from typing import Any
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.database import Store, opening
 from cmdsync.emulator.faults import FaultConfig, Faults
+from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
 from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
 
@@ -89,6 +90,7 @@ class Emulator:
         self.limits = limits or Limits()
         self.clock = clock
         self.log = RequestLog()
+        self.gateway = Gateway(store, clock=lambda: self.clock())
 
     def reset(self, seed: dict[str, Any] | None = None) -> None:
         """Forget every command, overwrite, token and count; apply ``seed``
@@ -100,6 +102,7 @@ class Emulator:
         apply_seed(self.store, self.seed, now=self.clock())
         self.limiter.reset()
         self.log.clear()
+        self.gateway.reset()
 
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the

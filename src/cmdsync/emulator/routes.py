@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cmdsync.emulator import bodies, commands, error_replies, identity, interactions
 from cmdsync.emulator.call import Call, Handler, Reply
+from cmdsync.emulator.gateway.rest import get_gateway, get_gateway_bot
 from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_permissions
 
 
@@ -86,6 +87,8 @@ _WEBHOOK = "/webhooks/{application_id}/{interaction_token}"
 # PUT .../commands/permissions (batch edit) is deliberately absent: Discord answers 405.
 ROUTES: tuple[Route, ...] = (
     Route("/users/@me", "GET", identity.current_user, "users/@me"),
+    Route("/gateway", "GET", get_gateway, "gateway", auth=False),
+    Route("/gateway/bot", "GET", get_gateway_bot, "gateway"),
     Route("/applications/@me", "GET", identity.my_application, "application"),
     Route("/applications/@me", "PATCH", identity.edit_application, "application:edit"),
     Route("/oauth2/applications/@me", "GET", identity.my_application, "application"),
