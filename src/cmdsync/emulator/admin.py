@@ -158,7 +158,7 @@ async def invoke(request: Request) -> Response:
         invocation = Invocation.from_json(strict_json.loads(request.state.body or b"null"))
         result = await run_in_threadpool(
             interactions.invoke, emulator.store, invocation, now=emulator.clock(),
-            limits=emulator.limits)
+            limits=emulator.limits, gateway=emulator.gateway)
     except ValueError:
         return _bad("send the invocation as a JSON object")
     except Refused as exc:

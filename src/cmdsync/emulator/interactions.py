@@ -54,7 +54,14 @@ from cmdsync.emulator import response_checks as checks
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.database import Application, Store
-from cmdsync.emulator.invocation import APPLICATION_COMMAND, Invocation, Refused, prepare
+from cmdsync.emulator.gateway.hub import Gateway
+from cmdsync.emulator.invocation import (
+    APPLICATION_COMMAND,
+    Invocation,
+    Prepared,
+    Refused,
+    prepare,
+)
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
@@ -71,9 +78,14 @@ class Failed(Exception):
 # -- invoking ------------------------------------------------------------------------
 
 
-def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
-           ) -> dict[str, Any]:
+def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
+           gateway: Gateway | None = None) -> dict[str, Any]:
     """Run ``invocation`` end to end; see the module docstring.
+
+    Without an interactions endpoint URL the interaction goes to a bot
+    connected to ``gateway`` as INTERACTION_CREATE (Discord's "Receiving and
+    Responding": the two are mutually exclusive), which answers through the
+    callback route within the same deadline.
 
     Raises :class:`~cmdsync.emulator.invocation.Refused` (the client would
     not send it) and :class:`~cmdsync.emulator.error_replies.ErrorReply`
@@ -93,9 +105,7 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
             "This command is outdated, please try again in a few minutes")
     app = prepared.app
     if not app.interactions_endpoint_url:
-        raise Refused(f"application {app.id} has no interactions endpoint URL: set one "
-                      "(PATCH /applications/@me {\"interactions_endpoint_url\": URL}, or "
-                      "cmdsync invoke --endpoint URL) where your bot serves interactions")
+        return _over_gateway(store, gateway, prepared, interaction_id, limits)
     failure = None
     # The application may edit or follow up as soon as it has answered, before the
     # answer is taken here: the webhook routes wait for it (_acknowledged).
@@ -112,6 +122,28 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits
         except Failed as exc:
             failure = str(exc)
     return exchange(store, interaction_id) | {"failure": failure}
+
+
+def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
+                  interaction_id: str, limits: Limits) -> dict[str, Any]:
+    """INTERACTION_CREATE to one session of the bot; the exchange once it called back,
+    or with ``failure`` when it did not within the deadline."""
+    app, payload = prepared.app, prepared.payload
+    with store.answering(prepared.token) as called_back:
+        sent = gateway.dispatch(app.id, "INTERACTION_CREATE", payload, one=True,
+                                guild_id=payload.get("guild_id")) if gateway else 0
+        if not sent:
+            raise Refused(f"application {app.id} has no interactions endpoint URL and no bot "
+                          "connected to the emulator's gateway: set one (PATCH "
+                          "/applications/@me {\"interactions_endpoint_url\": URL}, or cmdsync "
+                          "invoke --endpoint URL) where your bot serves interactions, or start "
+                          "your gateway bot against the emulator (GET /api/v10/gateway/bot)")
+        called_back.wait(limits.interaction_deadline)
+    result = exchange(store, interaction_id)
+    failure = None if result["response"] is not None else (
+        "the application did not respond: no POST /interactions/{id}/{token}/callback within "
+        f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE")
+    return result | {"failure": failure}
 
 
 def _empty(answer: delivery.Answer) -> bool:

@@ -65,7 +65,11 @@ def put_permissions(call: Call) -> Reply:
         overwrites = overwrites_of(call.body)
         scope.store.set_permissions(scope.db, scope.app.id, scope.guild_id, target,
                                     overwrites)
-        return Reply(200, _entry(scope, target, overwrites))
+        entry = _entry(scope, target, overwrites)
+    if call.gateway is not None:  # "fires the Application Command Permissions Update event"
+        call.gateway.dispatch(entry["application_id"], "APPLICATION_COMMAND_PERMISSIONS_UPDATE",
+                              entry, guild_id=entry["guild_id"])
+    return Reply(200, entry)
 
 
 def overwrites_of(body: Any) -> list[dict[str, Any]]:
