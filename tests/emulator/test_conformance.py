@@ -149,6 +149,43 @@ def test_every_endpoint_success_and_errors_match_the_openapi(http_api: httpx.Cli
     check(http_api.delete(one), "DELETE", A + "/commands/{command_id}")
 
 
+def test_bot_routes_match_the_openapi(http_api: httpx.Client) -> None:
+    """What a bot reads and sends beside the interaction (issue 23, part 3)."""
+    channel, member = "222222222222222223", "333333333333333334"
+    check_exact(http_api.get(f"/users/{member}"), "GET", "/users/{user_id}")
+    check_exact(http_api.get(f"/users/{APP}"), "GET", "/users/{user_id}")
+    check_exact(http_api.get(f"/guilds/{GUILD}/members/{member}"), "GET",
+                "/guilds/{guild_id}/members/{user_id}")
+    check_exact(http_api.get(f"/guilds/{GUILD}/channels"), "GET", "/guilds/{guild_id}/channels")
+    check_exact(http_api.get(f"/guilds/{GUILD}/roles"), "GET", "/guilds/{guild_id}/roles")
+    for channel_id in (channel, "222222222222222224"):
+        check_exact(http_api.get(f"/channels/{channel_id}"), "GET", "/channels/{channel_id}")
+    messages = f"/channels/{channel}/messages"
+    template = "/channels/{channel_id}/messages"
+    sent = http_api.post(messages, json={
+        "content": f"<@{member}> look", "embeds": [{"title": "t", "fields": [
+            {"name": "n", "value": "v"}]}], "nonce": "1", "allowed_mentions": {"parse": ["users"]},
+        "message_reference": {"message_id": "222222222222222226"}})
+    check_exact(sent, "POST", template)
+    with_file = http_api.post(messages, data={"payload_json": '{"content": "f"}'},
+                              files={"files[0]": ("a.txt", b"abc", "text/plain")})
+    check_exact(with_file, "POST", template)
+    one = f"{messages}/{sent.json()['id']}"
+    check_exact(http_api.get(one), "GET", template + "/{message_id}")
+    check_exact(http_api.patch(one, json={"content": "new"}), "PATCH", template + "/{message_id}")
+    check_exact(http_api.get(messages), "GET", template)
+    check(http_api.delete(one), "DELETE", template + "/{message_id}")
+    for path, route in (("/users/1", "/users/{user_id}"),
+                        (f"/guilds/{GUILD}/members/1", "/guilds/{guild_id}/members/{user_id}"),
+                        ("/channels/1", "/channels/{channel_id}"), (one, template + "/{message_id}")):
+        missing = http_api.get(path)
+        assert missing.status_code == 404, path
+        check(missing, "GET", route)
+    refused = http_api.post(messages, json={"content": "x" * 2001})
+    assert refused.status_code == 400
+    check(refused, "POST", template)
+
+
 def declared_keys(value: Any, schema: dict[str, Any]) -> list[str]:
     """Keys of ``value`` (at any depth) that ``schema`` does not declare: invented fields."""
     while "$ref" in schema or "oneOf" in schema:

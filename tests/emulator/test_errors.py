@@ -164,7 +164,8 @@ async def test_path_ids_must_be_snowflakes(api: httpx.AsyncClient, path: str,
 async def test_unknown_routes_and_methods(api: httpx.AsyncClient, method: str, path: str,
                                           status: int) -> None:
     response = await api.request(method, path)
-    message = "404: Not Found" if status == 404 else "405: Method Not Allowed"
+    message = (f"404: Not Found (not emulated by cmdsync: {method} /api/v10{path})"
+               if status == 404 else "405: Method Not Allowed")
     assert (response.status_code, response.json()) == (status, {"message": message, "code": 0})
 
 

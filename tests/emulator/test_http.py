@@ -71,7 +71,8 @@ def test_every_endpoint_over_http(admin: httpx.Client, http_api: httpx.Client) -
     assert http_api.put(f"{GUILD_COMMANDS}/permissions", json=[]).status_code == 405
     assert http_api.delete(f"{GUILD_COMMANDS}/{guild['id']}").status_code == 204
     assert [c["name"] for c in http_api.get(GUILD_COMMANDS).json()] == ["h"]
-    assert http_api.get("/nowhere").json() == {"message": "404: Not Found", "code": 0}
+    assert http_api.get("/nowhere").json() == {
+        "message": "404: Not Found (not emulated by cmdsync: GET /api/v10/nowhere)", "code": 0}
     granted = http_api.post("/oauth2/token", auth=(APP, "emulator-secret"), headers={}, data={
         "grant_type": "client_credentials", "scope": "applications.commands.update"})
     assert granted.json()["token_type"] == "Bearer"

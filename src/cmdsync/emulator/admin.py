@@ -26,6 +26,11 @@ No authentication; faults and rate limits never apply here.
   for an outdated global command (read-repair).
 - ``GET /_emulator/interactions/{id}``: that exchange now (follow-ups
   included).
+- ``GET /_emulator/messages[?channel_id=ID][&after=ID]``: ``{"messages":
+  [...]}``, the messages bots sent through the channel message routes
+  (:mod:`cmdsync.emulator.messages`), oldest first, as they are now (edits
+  applied, deleted ones gone); ``after`` keeps those with a larger id (sent
+  later). A reset forgets them.
 - ``GET`` / ``PUT /_emulator/config``: ``{"ratelimit": {"global_limit",
   "global_window", "route_limit", "route_window"}, "faults": {"latency",
   "error_rate", "error_statuses", "drop_rate", "seed", "slow_rate",
@@ -62,7 +67,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cmdsync.emulator import interactions, strict_json
+from cmdsync.emulator import interactions, messages, strict_json
 from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.gateway import rest as gateway_rest
 from cmdsync.emulator.instance import Emulator
@@ -82,6 +87,7 @@ def routes() -> list[Route]:
             Route("/config", _guarded(config), methods=["GET", "PUT"]),
             Route("/interactions", _guarded(invoke), methods=["POST"]),
             Route("/interactions/{interaction_id}", _guarded(interaction), methods=["GET"]),
+            Route("/messages", _guarded(channel_messages), methods=["GET"]),
             *[Route(path, _guarded(handler), methods=methods)
               for path, handler, methods in gateway_rest.admin_routes()]]
 
@@ -175,6 +181,13 @@ async def interaction(request: Request) -> Response:
     except ErrorReply as exc:
         return JSONResponse(exc.body(), status_code=exc.status)
     return JSONResponse(result)
+
+
+async def channel_messages(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    query = request.query_params
+    return JSONResponse({"messages": messages.sent(
+        emulator.store, channel_id=query.get("channel_id"), after=query.get("after"))})
 
 
 async def log(request: Request) -> Response:

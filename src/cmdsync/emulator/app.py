@@ -11,8 +11,9 @@ authentication (401), rate limits (429), path snowflakes (50035), the JSON
 body (413, 50109), then the handler in a worker thread
 (:mod:`cmdsync.emulator.routes`), whose answers carry the rate-limit headers
 too. A lost answer, injected last, replaces the answer of a request that was
-served. Unknown paths answer ``404: Not Found`` and known paths with another
-method ``405: Method Not Allowed``, both code 0.
+served. Unknown paths answer ``404: Not Found (not emulated by cmdsync: METHOD
+/path)`` and known paths with another method ``405: Method Not Allowed``, both
+code 0.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import access, admin, error_replies, oauth, strict_json
+from cmdsync.emulator import access, admin, error_replies, oauth, request_body
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
@@ -40,7 +41,8 @@ from cmdsync.emulator.routes import Route as ApiRoute
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
 IN_PROCESS_HOST = "cmdsync.local"  # the host of `cmdsync invoke --local`'s base URL
 CLIENT_CLOSED = 499  # logged for a request whose client left before sending its body
-_SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id", "interaction_id")
+_SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id", "interaction_id",
+                     "channel_id", "user_id")
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
@@ -111,18 +113,19 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
     else:  # the interaction token in the path is the credential
         token = Token("interaction:" + params.get("interaction_token", ""), "interaction",
                       params.get("application_id", ""), None, frozenset(), None, frozenset())
-    major = params.get("guild_id") or params.get("application_id", "")
+    major = (params.get("guild_id") or params.get("channel_id")
+             or params.get("application_id", ""))
     decision = emulator.limiter.hit(token.token, route.bucket, major, now)
     if not decision.allowed:
         raise error_replies.rate_limited(decision.retry_after, decision.headers,
                                   is_global=decision.is_global)
     try:
         _check_snowflakes(params)
-        body = (await _read_json(request, emulator.limits.max_body_bytes)
-                if route.method in ("POST", "PUT", "PATCH") else None)
+        body, uploads = (await _read_body(request, route, emulator.limits.max_body_bytes)
+                         if route.method in ("POST", "PUT", "PATCH") else (None, ()))
         call = Call(emulator.store, token, params, dict(request.query_params),
                     {k.lower(): v for k, v in request.headers.items()}, body, now,
-                    emulator.limits, gateway=emulator.gateway)
+                    emulator.limits, uploads, gateway=emulator.gateway)
         return await run_in_threadpool(route.handler, call), decision.headers
     except error_replies.ErrorReply as exc:
         exc.headers = {**decision.headers, **exc.headers}
@@ -147,11 +150,14 @@ def _check_snowflakes(params: dict[str, str]) -> None:
                                      f'Value "{value}" is not snowflake.')
 
 
-async def _read_json(request: Request, limit: int) -> Any:
-    """The parsed JSON body: 413 past ``limit`` bytes, 50109 when not JSON.
+async def _read_body(request: Request, route: ApiRoute, limit: int
+                     ) -> tuple[Any, tuple[request_body.Upload, ...]]:
+    """The parsed body and its files: 413 past ``limit`` bytes, 50109 when not JSON.
 
     NaN, infinities and nesting deeper than :data:`strict_json.MAX_DEPTH`
-    are refused as invalid JSON too.
+    are refused as invalid JSON too. Routes with ``forms`` take
+    multipart/form-data and form-urlencoded bodies too
+    (:mod:`cmdsync.emulator.request_body`).
     """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -161,10 +167,8 @@ async def _read_json(request: Request, limit: int) -> Any:
         raw += chunk
         if len(raw) > limit:
             raise error_replies.too_large()
-    try:
-        return strict_json.loads(bytes(raw))
-    except ValueError as exc:
-        raise error_replies.invalid_json() from exc
+    return await request_body.parse(bytes(raw), request.headers.get("content-type", ""),
+                                    forms=route.forms)
 
 
 async def _oauth2_token(request: Request) -> Response:
@@ -190,7 +194,8 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
-    error = error_replies.method_not_allowed() if status == 405 else error_replies.not_found()
+    error = (error_replies.method_not_allowed() if status == 405
+             else error_replies.not_emulated(request.method, request.url.path))
     return _json(error.body(), error.status)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cmdsync.emulator import access, bodies
 from cmdsync.emulator.commands import Limits, Scope
 from cmdsync.emulator.database import Store, Token
+from cmdsync.emulator.request_body import Upload
 
 if TYPE_CHECKING:
     from cmdsync.emulator.gateway.hub import Gateway
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Call:
     """The parsed request: path parameters, query, headers (lowercase names),
-    the JSON body (None without one), the time (epoch seconds) and limits; ``gateway``
+    the JSON body (None without one; a form's ``payload_json``), the time
+    (epoch seconds), limits, and the files of a multipart body; ``gateway``
     dispatches events to connected bots (None without one)."""
 
     store: Store
@@ -35,6 +37,7 @@ class Call:
     body: Any
     now: float
     limits: Limits
+    uploads: tuple[Upload, ...] = ()
     gateway: Gateway | None = None
 
     @contextmanager

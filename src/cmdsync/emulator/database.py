@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS interactions (
 CREATE TABLE IF NOT EXISTS messages (
     id TEXT PRIMARY KEY, interaction_id TEXT NOT NULL, original INTEGER NOT NULL,
     body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS channel_messages (
+    id TEXT PRIMARY KEY, channel_id TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS channel_messages_channel ON channel_messages (channel_id);
 CREATE TABLE IF NOT EXISTS seen_versions (
     user_id TEXT NOT NULL, command_id TEXT NOT NULL, version TEXT NOT NULL,
     PRIMARY KEY (user_id, command_id));
@@ -65,7 +68,8 @@ _ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'
                   # every one. settings: JSON {"owner_id", "preferred_locale"}.
                   "guilds": {"installed": "TEXT", "settings": "TEXT NOT NULL DEFAULT '{}'"}}
 TABLES = ("applications", "guilds", "tokens", "commands", "permissions", "daily_creates",
-          "counters", "fixtures", "interactions", "messages", "seen_versions")
+          "counters", "fixtures", "interactions", "messages", "channel_messages",
+          "seen_versions")
 
 
 @dataclass(frozen=True)
@@ -426,6 +430,19 @@ class Store:
             rows = self._db.execute("SELECT body FROM fixtures WHERE kind = ? AND guild_id = ? "
                                     "ORDER BY seq", (kind, guild_id)).fetchall()
         return [json.loads(row["body"]) for row in rows]
+
+    def find_fixture(self, kind: str, item_id: str) -> tuple[str, dict[str, Any]] | None:
+        """``(guild_id, body)`` of the fixture of ``kind`` with ``item_id`` in whichever
+        guild holds it (the first added), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT guild_id, body FROM fixtures WHERE kind = ? AND "
+                                   "id = ? ORDER BY seq LIMIT 1", (kind, item_id)).fetchone()
+        return (str(row["guild_id"]), json.loads(row["body"])) if row else None
+
+    def delete_fixture(self, db: sqlite3.Connection, kind: str, guild_id: str,
+                       item_id: str) -> None:
+        db.execute("DELETE FROM fixtures WHERE kind = ? AND guild_id = ? AND id = ?",
+                   (kind, guild_id, item_id))
 
     # -- interactions and their messages ----------------------------------------
 

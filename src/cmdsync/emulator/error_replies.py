@@ -63,6 +63,11 @@ def not_found() -> ErrorReply:
     return ErrorReply(404, 0, "404: Not Found")
 
 
+def not_emulated(method: str, path: str) -> ErrorReply:
+    """A path the emulator does not serve (Discord may): 404 code 0 naming it."""
+    return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} {path})")
+
+
 def method_not_allowed() -> ErrorReply:
     return ErrorReply(405, 0, "405: Method Not Allowed")
 
@@ -92,15 +97,18 @@ def missing_permissions() -> ErrorReply:
 
 
 _UNKNOWN = {"application": (10002, "Unknown Application"),
+            "channel": (10003, "Unknown Channel"),
             "guild": (10004, "Unknown Guild"),
+            "member": (10007, "Unknown Member"),
+            "user": (10013, "Unknown User"),
             "command": (10063, "Unknown application command"),
             "permissions": (10066, "Unknown application command permissions"),
             "webhook": (10015, "Unknown Webhook")}
 
 
 def unknown(what: str) -> ErrorReply:
-    """404 for an unknown ``application``, ``guild``, ``command``, ``permissions`` or
-    ``webhook``."""
+    """404 for an unknown ``application``, ``channel``, ``guild``, ``member``, ``user``,
+    ``command``, ``permissions`` or ``webhook``."""
     code, message = _UNKNOWN[what]
     return ErrorReply(404, code, message)
 
@@ -125,6 +133,16 @@ def invalid_webhook_token() -> ErrorReply:
 
 def empty_message() -> ErrorReply:
     return ErrorReply(400, 50006, "Cannot send an empty message")
+
+
+def not_a_text_channel() -> ErrorReply:
+    """A message sent to a category or a forum (a forum takes threads)."""
+    return ErrorReply(400, 50008, "Cannot send messages in a non-text channel")
+
+
+def another_users_message() -> ErrorReply:
+    """An edit of a message the bot did not write."""
+    return ErrorReply(403, 50005, "Cannot edit a message authored by another user")
 
 
 def too_many_commands() -> ErrorReply:

@@ -45,11 +45,11 @@ autocomplete choices, a modal's ``custom_id`` (1-100), ``title`` (1-45) and
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import delivery, error_replies, profiles
+from cmdsync.emulator import attachments, delivery, error_replies, profiles
 from cmdsync.emulator import response_checks as checks
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.commands import Limits
@@ -62,6 +62,7 @@ from cmdsync.emulator.invocation import (
     Refused,
     prepare,
 )
+from cmdsync.emulator.request_body import Upload
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
@@ -213,9 +214,10 @@ def _describe(exc: error_replies.ErrorReply) -> str:
 
 
 def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], body: Any,
-            now: float) -> dict[str, Any] | None:
-    """Check and record the initial response ``body``; the original message it makes
-    (types 4 and 5), else None. Raises 50035 / 50006 as Discord does."""
+            now: float, uploads: Sequence[Upload] = ()) -> dict[str, Any] | None:
+    """Check and record the initial response ``body`` (with the files of a multipart
+    body); the original message it makes (types 4 and 5), else None. Raises 50035 /
+    50006 as Discord does."""
     payload = record["payload"]
     if not isinstance(body, dict):
         raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
@@ -231,7 +233,7 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
             f"Value must be one of ({', '.join(map(str, sorted(allowed)))}).")
     data = checks.response_data(body)
     if kind == MESSAGE:
-        checks.check_message(data, require_content=True)
+        checks.check_message(attachments.with_uploads(data, uploads), require_content=True)
     elif kind == DEFERRED:
         checks.check_flags(data)
     elif kind == AUTOCOMPLETE_RESULT:
@@ -251,6 +253,8 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
     if kind == DEFERRED:
         data, flags = {}, flags | LOADING
     message = _message(store, db, app, payload, data, now, flags=flags, original=True)
+    message["attachments"] = attachments.build(data, uploads, payload["channel_id"],
+                                               lambda: store.next_snowflake(db, now))
     store.save_message(db, record["id"], message, original=True)
     return message
 
@@ -295,7 +299,7 @@ def callback(call: Call) -> Reply:
         if record["response"] is not None:
             raise error_replies.already_acknowledged()
         app = _application(call, record)
-        message = respond(call.store, db, app, record, call.body, call.now)
+        message = respond(call.store, db, app, record, call.body, call.now, call.uploads)
     call.store.responded(record["token"])
     if call.query.get("with_response", "").lower() not in ("true", "1"):
         return Reply(204, None)
@@ -320,7 +324,8 @@ def execute(call: Call) -> Reply:
     field will be ignored"); later ones may be ephemeral (``flags: 64``).
     """
     body = call.body if isinstance(call.body, dict) else {}
-    checks.check_message(body, require_content=True, prefix=())
+    checks.check_message(attachments.with_uploads(body, call.uploads), require_content=True,
+                         prefix=())
     _await_answer(call)
     with call.store.transaction() as db:
         record = _acknowledged(call, db)
@@ -332,6 +337,9 @@ def execute(call: Call) -> Reply:
             flags = checks.message_flags(deferred) & EPHEMERAL
         message = _message(call.store, db, app, record["payload"], body, call.now,
                            flags=flags, original=False)
+        message["attachments"] = attachments.build(
+            body, call.uploads, message["channel_id"],
+            lambda: call.store.next_snowflake(db, call.now))
         call.store.save_message(db, record["id"], message, original=False)
     return Reply(200, message)
 
@@ -347,7 +355,8 @@ def edit_message(call: Call) -> Reply:
     """``PATCH .../messages/{message_id}`` (``@original`` too; a deferred response's
     original loses its loading state)."""
     body = call.body if isinstance(call.body, dict) else {}
-    checks.check_message(body, require_content=False, prefix=())
+    checks.check_message(attachments.with_uploads(body, call.uploads), require_content=False,
+                         prefix=())
     _await_answer(call)
     with call.store.transaction() as db:
         record, message = _find_message(call, db)
@@ -355,6 +364,9 @@ def edit_message(call: Call) -> Reply:
             if key in body:
                 message[key] = body[key] if body[key] is not None else (
                     "" if key == "content" else [])
+        message["attachments"] = attachments.build(
+            body, call.uploads, message["channel_id"],
+            lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])
         message["flags"] = int(message["flags"]) & ~LOADING
         message["edited_timestamp"] = _iso(call.now)
         call.store.save_message(db, record["id"], message,

@@ -25,6 +25,17 @@ from cmdsync.model import MAX_CHOICES
 
 MAX_CONTENT = 2000  # characters
 MAX_EMBEDS = 10
+# Discord's "Embed Limits" (characters): each text field, and all of them across the
+# message's embeds together.
+EMBED_TEXT = {"title": 256, "description": 4096}
+EMBED_PARTS = {"footer": ("text", 2048), "author": ("name", 256)}
+FIELD_TEXT = {"name": 256, "value": 1024}
+MAX_FIELDS = 25
+MAX_EMBED_TOTAL = 6000
+MAX_ROWS, MAX_ROWS_V2 = 5, 40  # top-level components, without and with IS_COMPONENTS_V2
+IS_COMPONENTS_V2 = 1 << 15
+MENTION_TYPES = ("roles", "users", "everyone")
+MAX_MENTION_IDS = 100
 MAX_FLAGS = 2**63 - 1  # Discord's integers are 64-bit
 Leaf = tuple[list[str], str, str]
 _NOT_AN_OBJECT = ("MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
@@ -45,12 +56,17 @@ def response_data(body: Mapping[str, Any]) -> dict[str, Any]:
 def check_message(data: Mapping[str, Any], *, require_content: bool,
                   prefix: tuple[str, ...] = ("data",)) -> None:
     """50035 for a too long or non-string ``content``, ``embeds`` or ``components``
-    that are not lists of objects (at most 10 embeds), or ``flags`` that are not an
-    integer; then 50006 for an empty message when ``require_content``. ``prefix``
-    is where the message sits in the request body (``data`` in a response, nothing
-    in a webhook's body)."""
+    that are not lists of objects (at most 10 embeds), ``flags`` that are not an
+    integer, embeds past Discord's "Embed Limits", more than 5 top-level
+    components (40 with IS_COMPONENTS_V2), or a bad ``allowed_mentions``
+    (Discord's "Allowed Mentions Object"); then 50006 for an empty message when
+    ``require_content``. ``prefix`` is where the message sits in the request body
+    (``data`` in a response, nothing in a webhook's or a channel message's body)."""
     leaves = _content(data) + _list_of_objects(data, "embeds", MAX_EMBEDS) + \
         _list_of_objects(data, "components", None) + _flags(data)
+    if not leaves:
+        leaves = _embed_limits(data["embeds"] if data.get("embeds") else []) + \
+            _top_components(data) + _allowed_mentions(data.get("allowed_mentions"))
     if leaves:
         raise error_replies.invalid_form(nest([(list(prefix) + p, c, m) for p, c, m in leaves]))
     if require_content and not any(data.get(key) for key in (
@@ -141,3 +157,79 @@ def _flags(data: Mapping[str, Any]) -> list[Leaf]:
         return []
     text = flags if isinstance(flags, str) else json.dumps(flags)
     return [(["flags"], "NUMBER_TYPE_COERCE", f'Value "{text}" is not int.')]
+
+
+def _too_long(path: list[str], value: Any, most: int) -> list[Leaf]:
+    if isinstance(value, str) and len(value) > most:
+        return [(path, "BASE_TYPE_MAX_LENGTH", f"Must be {most} or fewer in length.")]
+    return []
+
+
+def _embed_limits(embeds: list[dict[str, Any]]) -> list[Leaf]:
+    """Each embed's text fields and fields within Discord's limits, then their total."""
+    leaves: list[Leaf] = []
+    total = 0
+    for index, embed in enumerate(embeds):
+        at = ["embeds", str(index)]
+        texts = [(at + [key], embed.get(key), most) for key, most in EMBED_TEXT.items()]
+        for key, (inner, most) in EMBED_PARTS.items():
+            part = embed.get(key)
+            if isinstance(part, dict):
+                texts.append((at + [key, inner], part.get(inner), most))
+        fields = embed.get("fields")
+        if isinstance(fields, list) and len(fields) > MAX_FIELDS:
+            leaves.append((at + ["fields"], "BASE_TYPE_MAX_LENGTH",
+                           f"Must be {MAX_FIELDS} or fewer in length."))
+        elif isinstance(fields, list):
+            for number, field in enumerate(fields):
+                where = at + ["fields", str(number)]
+                for key, most in FIELD_TEXT.items():
+                    value = field.get(key) if isinstance(field, dict) else None
+                    if not isinstance(value, str):
+                        leaves.append((where + [key], "BASE_TYPE_REQUIRED",
+                                       "This field is required"))
+                    texts.append((where + [key], value, most))
+        for path, value, most in texts:
+            leaves += _too_long(path, value, most)
+            total += len(value) if isinstance(value, str) else 0
+    if not leaves and total > MAX_EMBED_TOTAL:  # the emulator's best guess at the words
+        leaves.append((["embeds"], "BASE_TYPE_MAX_LENGTH",
+                       f"Embed size exceeds maximum size of {MAX_EMBED_TOTAL}"))
+    return leaves
+
+
+def _top_components(data: Mapping[str, Any]) -> list[Leaf]:
+    components = data.get("components") or []
+    most = MAX_ROWS_V2 if message_flags(data) & IS_COMPONENTS_V2 else MAX_ROWS
+    if len(components) > most:
+        return [(["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {most} or fewer in length.")]
+    return [(["components", str(index), "type"], "BASE_TYPE_REQUIRED", "This field is required")
+            for index, item in enumerate(components) if not isinstance(item.get("type"), int)]
+
+
+def _allowed_mentions(value: Any) -> list[Leaf]:
+    """``{"parse": [...], "users": [...], "roles": [...], "replied_user": bool}``."""
+    at = ["allowed_mentions"]
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [(at, *_NOT_AN_OBJECT)]
+    leaves: list[Leaf] = []
+    parse = value.get("parse")
+    if parse is not None and not isinstance(parse, list):
+        leaves.append((at + ["parse"], *_NOT_A_LIST))
+    for index, kind in enumerate(parse if isinstance(parse, list) else []):
+        if kind not in MENTION_TYPES:
+            leaves.append((at + ["parse", str(index)], "ENUM_TYPE_COERCE",
+                           f'Value "{kind}" is not a valid enum value.'))
+    for key in ("users", "roles"):
+        ids = value.get(key)
+        if ids is not None and not isinstance(ids, list):
+            leaves.append((at + [key], *_NOT_A_LIST))
+        elif ids and len(ids) > MAX_MENTION_IDS:
+            leaves.append((at + [key], "BASE_TYPE_MAX_LENGTH",
+                           f"Must be {MAX_MENTION_IDS} or fewer in length."))
+        elif ids and isinstance(parse, list) and key in parse:
+            leaves.append((at, "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                           f'parse:["{key}"] and {key}: [ids...] are mutually exclusive.'))
+    return leaves

@@ -1,17 +1,28 @@
 """The command endpoints, and the table of every Discord route the emulator serves.
 
 Paths and semantics: Discord's "Application Commands" documentation (endpoints); the identity endpoints (``/users/@me``,
-``/applications/@me`` ...) are in :mod:`cmdsync.emulator.identity`. Each :class:`Route` names its
-handler, its rate-limit bucket (routes sharing a bucket share a limit; as on
-Discord, listing and bulk-overwriting a scope's commands share one) and
-whether it is a read or a write (for the request log's counts).
+``/applications/@me`` ...) are in :mod:`cmdsync.emulator.identity`, the interaction
+routes in :mod:`cmdsync.emulator.interactions`, users, members, channels and roles in
+:mod:`cmdsync.emulator.guilds`, channel messages in :mod:`cmdsync.emulator.messages`.
+Each :class:`Route` names its handler, its rate-limit bucket (routes sharing a
+bucket share a limit; as on Discord, listing and bulk-overwriting a scope's
+commands share one) and whether it is a read or a write (for the request log's
+counts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmdsync.emulator import bodies, commands, error_replies, identity, interactions
+from cmdsync.emulator import (
+    bodies,
+    commands,
+    error_replies,
+    guilds,
+    identity,
+    interactions,
+    messages,
+)
 from cmdsync.emulator.call import Call, Handler, Reply
 from cmdsync.emulator.gateway.rest import get_gateway, get_gateway_bot
 from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_permissions
@@ -65,7 +76,9 @@ class Route:
     """One method on one path: its handler, rate-limit bucket and kind.
 
     ``auth`` False: no ``Authorization`` (the interaction routes, where the
-    interaction token in the path is the credential).
+    interaction token in the path is the credential). ``forms``: the body may
+    be multipart/form-data or form-urlencoded with ``payload_json`` too
+    (:mod:`cmdsync.emulator.request_body`), as on Discord's message routes.
     """
 
     path: str
@@ -73,6 +86,7 @@ class Route:
     handler: Handler
     bucket: str
     auth: bool = True
+    forms: bool = False
 
     @property
     def writes(self) -> bool:
@@ -82,6 +96,7 @@ class Route:
 _APP = "/applications/{application_id}"
 _GUILD = _APP + "/guilds/{guild_id}"
 _WEBHOOK = "/webhooks/{application_id}/{interaction_token}"
+_CHANNEL = "/channels/{channel_id}"
 # In match order: "/applications/@me" before "/applications/{application_id}", the
 # literal ".../commands/permissions" before ".../commands/{command_id}".
 # PUT .../commands/permissions (batch edit) is deliberately absent: Discord answers 405.
@@ -113,12 +128,26 @@ ROUTES: tuple[Route, ...] = (
     Route(_GUILD + "/commands/{command_id}/permissions", "PUT", put_permissions,
           "permissions:edit"),
     Route("/interactions/{interaction_id}/{interaction_token}/callback", "POST",
-          interactions.callback, "interaction:callback", auth=False),
-    Route(_WEBHOOK, "POST", interactions.execute, "webhook", auth=False),
+          interactions.callback, "interaction:callback", auth=False, forms=True),
+    Route(_WEBHOOK, "POST", interactions.execute, "webhook", auth=False, forms=True),
     Route(_WEBHOOK + "/messages/{message_id}", "GET", interactions.get_message, "webhook",
           auth=False),
     Route(_WEBHOOK + "/messages/{message_id}", "PATCH", interactions.edit_message, "webhook",
-          auth=False),
+          auth=False, forms=True),
     Route(_WEBHOOK + "/messages/{message_id}", "DELETE", interactions.delete_message,
           "webhook", auth=False),
+    # What a bot reads and sends beside the interaction (guilds, messages).
+    Route("/users/{user_id}", "GET", guilds.get_user, "users"),
+    Route("/guilds/{guild_id}/members/{user_id}", "GET", guilds.get_member, "members"),
+    Route("/guilds/{guild_id}/channels", "GET", guilds.list_channels, "guild/channels"),
+    Route("/guilds/{guild_id}/roles", "GET", guilds.list_roles, "guild/roles"),
+    Route(_CHANNEL, "GET", guilds.get_channel, "channel"),
+    Route(_CHANNEL + "/messages", "GET", messages.list_messages, "messages"),
+    Route(_CHANNEL + "/messages", "POST", messages.create_message, "messages:create",
+          forms=True),
+    Route(_CHANNEL + "/messages/{message_id}", "GET", messages.get_message, "messages"),
+    Route(_CHANNEL + "/messages/{message_id}", "PATCH", messages.edit_message,
+          "messages:edit", forms=True),
+    Route(_CHANNEL + "/messages/{message_id}", "DELETE", messages.delete_message,
+          "messages:delete"),
 )

@@ -1,0 +1,135 @@
+"""Discord's user, member, role and channel objects, built from the seed's fixtures.
+
+Shapes: openapi.json ``UserResponse``, ``GuildMemberResponse``,
+``GuildRoleResponse``, ``GuildChannelResponse`` and ``ThreadResponse``
+(Discord's "User", "Guild" and "Channel" resource docs). What the fixtures
+do not model takes Discord's values for a new object: no avatar, no
+colour, no topic, no slowmode, no permission overwrites; every member
+joined at :data:`~cmdsync.emulator.invocation.JOINED_AT`; a role's and a
+channel's ``position`` is its place among the guild's fixtures.
+
+Each channel type carries the fields Discord sends for it: text and
+announcement channels ``topic``, ``nsfw``, ``last_message_id`` (and
+slowmode for text), voice and stage channels ``bitrate``, ``user_limit``,
+``rtc_region``, forums their tag and layout settings, threads their
+``thread_metadata`` (a thread fixture's ``parent_id`` is the guild's first
+text channel, as fixtures do not name one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cmdsync.emulator import profiles
+from cmdsync.emulator.database import Store
+from cmdsync.emulator.invocation import JOINED_AT, member_permissions
+from cmdsync.model import ChannelType
+
+_TEXT = (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
+_VOICE = (ChannelType.GUILD_VOICE, ChannelType.GUILD_STAGE_VOICE)
+_FORUMS = (ChannelType.GUILD_FORUM, ChannelType.GUILD_MEDIA)
+THREADS = (ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD,
+           ChannelType.PRIVATE_THREAD)
+# Channels no message can be sent to: a category, and forums (they take threads).
+NOT_TEXT = (ChannelType.GUILD_CATEGORY, *_FORUMS)
+
+
+def user(store: Store, user_id: str) -> dict[str, Any] | None:
+    """A seeded user, or an application's bot user (``UserResponse``); None if neither."""
+    fixture = store.fixture("user", "", user_id)
+    if fixture is not None:
+        return profiles.user(user_id, username=fixture.get("username"),
+                             global_name=fixture.get("global_name"))
+    app = store.application(user_id)
+    return profiles.bot_user(app, pii=False) if app is not None else None
+
+
+def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
+    """A guild member fixture as ``GuildMemberResponse``, or None."""
+    fixture = store.fixture("member", guild_id, user_id)
+    person = user(store, user_id)
+    if fixture is None or person is None:
+        return None
+    return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
+            "joined_at": JOINED_AT, "nick": fixture.get("nick"), "pending": False,
+            "premium_since": None, "roles": list(fixture.get("roles") or []),
+            "user": person, "mute": False, "deaf": False}
+
+
+def roles(store: Store, guild_id: str) -> list[dict[str, Any]]:
+    """The guild's roles (``GuildRoleResponse``), ``@everyone`` first at position 0."""
+    fixtures = sorted(store.fixtures("role", guild_id), key=lambda r: r["id"] != guild_id)
+    return [{"id": role["id"], "name": role["name"], "permissions": role["permissions"],
+             "position": position, "color": 0,
+             "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+             "hoist": False, "managed": False, "mentionable": False, "icon": None,
+             "unicode_emoji": None, "flags": 0}
+            for position, role in enumerate(fixtures)]
+
+
+def channels(store: Store, guild_id: str) -> list[dict[str, Any]]:
+    """Every channel of the guild, in the order the seed gives them."""
+    fixtures = store.fixtures("channel", guild_id)
+    return [channel(store, guild_id, item, position, fixtures)
+            for position, item in enumerate(fixtures)]
+
+
+def find_channel(store: Store, channel_id: str) -> tuple[str, dict[str, Any]] | None:
+    """``(guild_id, channel object)`` of a seeded channel, or None."""
+    found = store.find_fixture("channel", channel_id)
+    if found is None:
+        return None
+    guild_id, fixture = found
+    fixtures = store.fixtures("channel", guild_id)
+    position = next((i for i, item in enumerate(fixtures) if item["id"] == channel_id), 0)
+    return guild_id, channel(store, guild_id, fixture, position, fixtures)
+
+
+def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: int,
+            siblings: list[dict[str, Any]]) -> dict[str, Any]:
+    """One channel fixture as Discord returns it; see the module docstring."""
+    kind = int(fixture["type"])
+    body: dict[str, Any] = {"id": fixture["id"], "type": kind, "flags": 0,
+                            "guild_id": guild_id, "name": fixture["name"]}
+    if kind in THREADS:
+        parent = next((c["id"] for c in siblings if c["type"] == ChannelType.GUILD_TEXT), None)
+        body.update(parent_id=parent, last_message_id=None, rate_limit_per_user=0,
+                    owner_id=_owner(store, guild_id), message_count=0, member_count=0,
+                    total_message_sent=0, thread_metadata={
+                        "archived": False, "archive_timestamp": JOINED_AT,
+                        "auto_archive_duration": 1440, "locked": False,
+                        "create_timestamp": JOINED_AT})
+        return body
+    body.update(position=position, permission_overwrites=[], parent_id=None)
+    if kind != ChannelType.GUILD_CATEGORY:
+        body.update(last_message_id=None, nsfw=False)
+    if kind in _TEXT:
+        body["topic"] = None
+    if kind == ChannelType.GUILD_TEXT or kind in _VOICE or kind in _FORUMS:
+        body["rate_limit_per_user"] = 0
+    if kind in _VOICE:
+        body.update(bitrate=64000, user_limit=0, rtc_region=None)
+    if kind in _FORUMS:
+        body.update(topic=None, available_tags=[], default_reaction_emoji=None,
+                    default_sort_order=None, default_forum_layout=0,
+                    default_thread_rate_limit_per_user=0)
+    return body
+
+
+def _owner(store: Store, guild_id: str) -> str:
+    guild = store.guild(guild_id) or {}
+    return str(guild.get("owner_id") or guild_id)
+
+
+def bot_permissions(store: Store, guild_id: str, app_id: str) -> int:
+    """The application's bot's guild permissions: its member fixture's, else
+    ``@everyone``'s (channel overwrites are not modelled)."""
+    guild = store.guild(guild_id)
+    if guild is None:
+        return 0
+    bot = store.fixture("member", guild_id, app_id)
+    if bot is None:
+        everyone = store.fixture("role", guild_id, guild_id)
+        return int(everyone["permissions"]) if everyone else 0
+    return member_permissions(store, guild, app_id, bot)
