@@ -22,6 +22,7 @@ from typing import Any
 from cmdsync.emulator.commands import Limits
 from cmdsync.emulator.database import Store, opening
 from cmdsync.emulator.faults import FaultConfig, Faults
+from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
 from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
@@ -106,9 +107,12 @@ class Emulator:
 
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the
-        current state; applications already there keep their settings."""
+        current state; applications already there keep their settings. Members
+        added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
         check_seed(seed, complete=False)
+        before = members.snapshot(self.gateway, [str(g["id"]) for g in seed.get("guilds") or []])
         apply_seed(self.store, seed, now=self.clock(), keep_applications=True)
+        members.dispatch_changes(self.gateway, before)
 
 
 def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,

@@ -18,7 +18,9 @@ admin API's guard):
 - ``POST /_emulator/gateway/heartbeat`` ``{"application_id"?}``: op 1, a
   heartbeat the client must send at once;
 - ``POST /_emulator/gateway/dispatch`` ``{"application_id", "event", "data",
-  "guild_id"?}``: any dispatch, to the sessions of the guild's shard.
+  "guild_id"?}``: any dispatch, to the sessions of the guild's shard;
+- ``DELETE /_emulator/guilds/{guild_id}/members/{user_id}``: remove a member
+  fixture (204; 404 if none) and dispatch GUILD_MEMBER_REMOVE.
 
 Each POST answers ``{"connections": N}`` (``{"sessions": N}`` for
 dispatch), how many it reached.
@@ -35,6 +37,7 @@ from starlette.responses import JSONResponse, Response
 
 from cmdsync.emulator import access, error_replies
 from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.gateway.protocol import Close, snowflake
 from cmdsync.emulator.gateway.transport import gateway_url
@@ -61,7 +64,8 @@ def get_gateway_bot(call: Call) -> Reply:
 
 def admin_routes() -> list[tuple[str, AdminHandler, list[str]]]:
     """``(path, handler, methods)`` of the admin gateway routes (see the docstring)."""
-    return [("/gateway", _sessions, ["GET"]), ("/gateway/{action}", _act, ["POST"])]
+    return [("/gateway", _sessions, ["GET"]), ("/gateway/{action}", _act, ["POST"]),
+            ("/guilds/{guild_id}/members/{user_id}", _remove_member, ["DELETE"])]
 
 
 def _bad(message: str) -> Response:
@@ -99,6 +103,15 @@ async def _act(request: Request) -> Response:
         return JSONResponse({"connections": gateway.ask_heartbeat(app_id)})
     return JSONResponse({"message": f"no gateway action {action!r}: use drop, reconnect, "
                          "heartbeat or dispatch", "code": 0}, status_code=404)
+
+
+async def _remove_member(request: Request) -> Response:
+    gateway: Gateway = request.app.state.emulator.gateway
+    guild_id, user_id = request.path_params["guild_id"], request.path_params["user_id"]
+    if not members.remove(gateway, guild_id, user_id):
+        return JSONResponse({"message": f"no member {user_id} in guild {guild_id}",
+                             "code": 0}, status_code=404)
+    return Response(status_code=204)
 
 
 def _dispatch(gateway: Gateway, body: dict[str, Any]) -> Response:
