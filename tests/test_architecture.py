@@ -60,9 +60,11 @@ def graph() -> dict[str, set[str]]:
             for name, path in known.items()}
 
 
-def test_the_package_has_at_most_15_entries() -> None:
+def test_the_package_has_at_most_16_entries() -> None:
+    # STYLE.md's layout: cli, errors, model, one package per stage, emulator and testing
+    # (the pytest plugin), with __init__, __main__ and schemas
     entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
-    assert len(entries) <= 15, entries
+    assert len(entries) <= 16, entries
 
 
 def test_no_module_imports_itself_through_a_cycle() -> None:

@@ -1,0 +1,296 @@
+"""A served emulator for a bot's own tests: connect the bot, run a command, read the answer.
+
+:class:`DiscordEmulator` is what the ``discord_emulator`` fixture gives
+(:mod:`cmdsync.testing.plugin`): an emulator served by uvicorn on a free
+loopback port in a thread of its own, so that a bot running in the test's
+event loop logs in to it over HTTP and the gateway websocket exactly as it
+logs in to Discord. :meth:`DiscordEmulator.invoke` runs a command as a user
+in Discord's client would (the checks of ``cmdsync invoke``) and returns an
+:class:`Invocation`: what the bot answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, final
+
+from cmdsync.emulator import seed as seeds
+from cmdsync.emulator.instance import Emulator, new_emulator
+
+EPHEMERAL, LOADING = 1 << 6, 1 << 7
+# Discord's interaction callback types ("Receiving and Responding": Interaction Callback Type)
+CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
+                  5: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE", 6: "DEFERRED_UPDATE_MESSAGE",
+                  7: "UPDATE_MESSAGE", 8: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
+                  9: "MODAL", 10: "PREMIUM_REQUIRED", 12: "LAUNCH_ACTIVITY"}
+_ORIGINAL_TYPES = (20, 23)
+GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
+
+
+class InvocationFailed(AssertionError):
+    """The command did not get an answer: the client refused to send it (``refused``), or
+    the bot did not answer in time or answered what Discord refuses (``failure``).
+    An AssertionError, so that pytest shows it as a failed test with its message."""
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What the bot answered to one command (Discord's "Receiving and Responding").
+
+    ``response_type`` is the callback type's name (``CHANNEL_MESSAGE_WITH_SOURCE``,
+    ``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``, ``MODAL``,
+    ``APPLICATION_COMMAND_AUTOCOMPLETE_RESULT``...). ``content``, ``embeds``,
+    ``components`` and ``ephemeral`` are the reply's (the original message as
+    the bot left it: after a deferral, its edit); ``deferred`` says the bot
+    deferred; ``modal`` is the modal's ``data``; ``choices`` the autocomplete
+    choices; ``follow_ups`` the follow-up messages that arrived;
+    ``interaction`` the interaction the bot received; ``exchange`` all of it as
+    the emulator recorded it.
+    """
+
+    response_type: str | None
+    content: str | None = None
+    embeds: list[dict[str, Any]] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
+    ephemeral: bool = False
+    deferred: bool = False
+    modal: dict[str, Any] | None = None
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    follow_ups: list[dict[str, Any]] = field(default_factory=list)
+    interaction: dict[str, Any] = field(default_factory=dict)
+    exchange: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_exchange(cls, exchange: Mapping[str, Any]) -> Invocation:
+        """The invocation an exchange of ``GET /_emulator/interactions/{id}`` describes."""
+        response = exchange.get("response") or {}
+        kind = response.get("type")
+        data = response.get("data") or {}
+        messages = list(exchange.get("messages") or [])
+        original = next((m for m in messages if m.get("type") in _ORIGINAL_TYPES), None)
+        flags = int((original or data).get("flags") or 0)
+        return cls(
+            response_type=CALLBACK_TYPES.get(kind, str(kind)) if kind is not None else None,
+            content=(original or {}).get("content") if original else data.get("content"),
+            embeds=list((original or data).get("embeds") or []),
+            components=list((original or data).get("components") or []),
+            ephemeral=bool(flags & EPHEMERAL), deferred=kind in (5, 6),
+            modal=dict(data) if kind == 9 else None,
+            choices=list(data.get("choices") or []) if kind == 8 else [],
+            follow_ups=[m for m in messages if m is not original],
+            interaction=dict(exchange.get("interaction") or {}), exchange=dict(exchange))
+
+
+@final
+class DiscordEmulator:
+    """A served emulator of Discord's API and gateway, for a bot's tests.
+
+    ``base_url`` is its root (``http://127.0.0.1:PORT``), ``api_url`` the
+    API base a library is pointed at (``.../api/v10``). ``application_id`` and
+    ``bot_token`` are the seed's first application's: the bot logs in with
+    that token. Use it as a context manager (the fixture does) or call
+    :meth:`start` and :meth:`stop`.
+    """
+
+    def __init__(self, seed: Mapping[str, Any] | str | os.PathLike[str] | None = None) -> None:
+        self._seed = self.default_seed = _seed(seed)
+        self.emulator: Emulator = new_emulator(seed=self._seed)
+        self._server: Any = None
+        self.base_url = ""
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway websocket's URL (``ws://127.0.0.1:PORT/gateway``)."""
+        return self.base_url.replace("http", "ws", 1) + "/gateway"
+
+    @property
+    def application_id(self) -> str:
+        return str(self._seed["applications"][0]["id"])
+
+    @property
+    def bot_token(self) -> str:
+        return str(self._seed["applications"][0]["bot_token"])
+
+    def start(self) -> DiscordEmulator:
+        """Serve it on a free loopback port (uvicorn in a daemon thread)."""
+        from cmdsync.emulator.app import create_app
+        from cmdsync.emulator.server import BackgroundServer
+
+        self._server = BackgroundServer(create_app(self.emulator))
+        self.base_url = self._server.__enter__()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.__exit__(None, None, None)
+            self._server = None
+
+    def __enter__(self) -> DiscordEmulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def reset(self, seed: Mapping[str, Any] | str | os.PathLike[str] | None = None) -> None:
+        """Forget every command, interaction, message and gateway session, and apply
+        ``seed`` (else the one it was made with, :attr:`default_seed`) again.
+        Raises :class:`~cmdsync.errors.UsageError` for a bad seed."""
+        self._seed = _seed(seed) if seed is not None else self.default_seed
+        self.emulator.reset(self._seed)
+
+    @contextlib.asynccontextmanager
+    async def connect(self, bot: Any, *, timeout: float = 10.0) -> AsyncIterator[Any]:
+        """Log ``bot`` in to the emulator and wait until it is ready; close it on exit.
+
+        ``bot`` is a discord.py, py-cord, nextcord or disnake ``Client`` (or
+        ``Bot``; its library's ``http.Route.BASE`` is pointed at
+        :attr:`api_url` meanwhile, it logs in with :attr:`bot_token`, and it waits
+        :data:`GUILD_READY` seconds, not 2, for more guilds after the last), or a
+        hikari ``GatewayBot`` made with ``rest_url=discord_emulator.api_url``
+        and ``token=discord_emulator.bot_token``. ``timeout`` is in seconds.
+        Raises :class:`TimeoutError` when the bot is not ready in time, and
+        :class:`TypeError` for another kind of bot.
+        """
+        library = type(bot).__module__.split(".")[0]
+        if library == "hikari":
+            async with self._hikari(bot, timeout):
+                yield bot
+            return
+        route = _route_class(library)
+        if route is None:
+            raise TypeError(f"{type(bot).__name__} is not a discord.py, py-cord, nextcord, "
+                            "disnake or hikari bot")
+        attribute = "BASE" if hasattr(route, "BASE") else "base"
+        previous = getattr(route, attribute)
+        setattr(route, attribute, self.api_url)
+        socket = _websocket_class(library)  # discord.py connects to a default gateway URL
+        default_gateway = getattr(socket, "DEFAULT_GATEWAY", None)
+        if default_gateway is not None:
+            socket.DEFAULT_GATEWAY = type(default_gateway)(self.gateway_url)
+        state = getattr(bot, "_connection", None)
+        if state is not None and getattr(state, "guild_ready_timeout", 0) > GUILD_READY:
+            # the library waits this long after the last GUILD_CREATE before it is ready
+            # (2 s by default); the emulator sends them all at once
+            state.guild_ready_timeout = GUILD_READY
+        running: asyncio.Task[Any] | None = None
+        try:
+            await bot.login(self.bot_token)
+            running = asyncio.create_task(bot.connect(reconnect=True))
+            ready = asyncio.create_task(bot.wait_until_ready())
+            done, _ = await asyncio.wait({running, ready}, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if running in done:  # it stopped before it was ready: its own error says why
+                ready.cancel()
+                running.result()
+            if ready not in done:
+                ready.cancel()
+                raise TimeoutError(f"the bot was not ready within {timeout:g} s")
+            yield bot
+        finally:
+            await bot.close()
+            if running is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(running, timeout)
+            setattr(route, attribute, previous)
+            if default_gateway is not None:
+                socket.DEFAULT_GATEWAY = default_gateway
+
+    @contextlib.asynccontextmanager
+    async def _hikari(self, bot: Any, timeout: float) -> AsyncIterator[None]:
+        rest = getattr(bot, "rest", None)
+        url = str(getattr(rest, "_rest_url", "") or "")
+        if not url.startswith(self.api_url):
+            raise TypeError("make the hikari GatewayBot with rest_url=discord_emulator.api_url "
+                            "(hikari takes it only when the bot is made)")
+        await asyncio.wait_for(bot.start(), timeout)
+        try:
+            yield
+        finally:
+            await bot.close()
+
+    async def invoke(self, line: str | None = None, *, user_command: str | None = None,
+                     message_command: str | None = None, target: str | None = None,
+                     autocomplete: bool = False, guild: str | None = None,
+                     dm: bool = False, channel: str | None = None, user: str | None = None,
+                     locale: str = "en-US", follow_ups: int = 0,
+                     wait: float = 3.0) -> Invocation:
+        """Run a command as a user in Discord's client would, and return the bot's answer.
+
+        ``line`` is a slash command as typed (``"/mod ban user:<@1> reason:spam"``;
+        with ``autocomplete``, the option being typed is marked ``focused``);
+        ``user_command`` or ``message_command`` name a context-menu command
+        run on ``target`` (a user or message id). ``guild`` defaults to the
+        seed's first guild (``dm=True``: a DM with the bot instead); ``channel``
+        and ``user`` as ``cmdsync invoke``'s do: the guild's first text channel,
+        and the guild's owner (else the seed's first user). After the answer, follow-ups are collected for at
+        most ``wait`` seconds, until ``follow_ups`` of them arrived.
+
+        Raises :class:`InvocationFailed` when the client would refuse the
+        command, or the bot did not answer within Discord's 3 seconds (or
+        answered what Discord refuses); :class:`~cmdsync.errors.UsageError`
+        for a malformed line.
+        """
+        from cmdsync.runners.invoke import Request
+        from cmdsync.runners.invoke import invoke as run
+        from cmdsync.runners.session import Connection
+
+        if guild is None and not dm and self._seed.get("guilds"):
+            guild = str(self._seed["guilds"][0]["id"])
+        if user_command is not None or message_command is not None:
+            request = Request(kind="user" if user_command is not None else "message",
+                              name=user_command or message_command, target=target,
+                              guild=guild, channel=channel, user=user, locale=locale,
+                              wait=wait if follow_ups else 0.0, follow_ups=follow_ups)
+        else:
+            request = Request(line=line, autocomplete=autocomplete, guild=guild,
+                              channel=channel, user=user, locale=locale,
+                              wait=wait if follow_ups else 0.0, follow_ups=follow_ups)
+        connection = Connection(api_url=self.api_url)
+        env = {"DISCORD_BOT_TOKEN": self.bot_token}
+        invoked = await asyncio.to_thread(run, connection, request,
+                                          application_id=self.application_id, env=env)
+        if invoked.refused or invoked.outdated:
+            raise InvocationFailed(f"the client would not send it: "
+                                   f"{invoked.refused or invoked.outdated}")
+        if invoked.exchange.get("failure"):
+            raise InvocationFailed(f"This interaction failed: {invoked.exchange['failure']}")
+        return Invocation.from_exchange(invoked.exchange)
+
+
+def _route_class(library: str) -> Any:
+    """The ``http.Route`` class of a discord.py-family library, or None."""
+    if library not in ("discord", "nextcord", "disnake"):
+        return None
+    import importlib
+
+    return getattr(importlib.import_module(f"{library}.http"), "Route", None)
+
+
+def _websocket_class(library: str) -> Any:
+    """The ``gateway.DiscordWebSocket`` class of a discord.py-family library, or None."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(f"{library}.gateway"), "DiscordWebSocket", None)
+    except ImportError:
+        return None
+
+
+def _seed(seed: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any]:
+    """A seed from Python values, a YAML or JSON file's path, or the default seed."""
+    if seed is None:
+        return seeds.default_seed()
+    if isinstance(seed, (str, os.PathLike)):
+        path = Path(seed)
+        return seeds.parse_seed(path.read_text(encoding="utf-8"), str(path))
+    seeds.check_seed(dict(seed))
+    return dict(seed)

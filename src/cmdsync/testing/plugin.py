@@ -1,0 +1,57 @@
+"""The pytest plugin (the ``pytest11`` entry point ``cmdsync``): the ``discord_emulator``
+fixture, so that installing cmdsync is the whole set-up of a bot's tests.
+
+- ``discord_emulator``: a :class:`~cmdsync.testing.DiscordEmulator` served on a
+  free loopback port for the whole test session, reset before each test to
+  its seed: state, interactions, messages and gateway sessions.
+- ``discord_seed``: the seed each test starts from; override this fixture to
+  seed from Python values (a mapping as ``cmdsync emulator --seed`` reads) or
+  a file's path. By default the ``discord_seed`` ini option's file
+  (relative to the rootdir), else the emulator's default seed.
+
+Works with pytest-asyncio and anyio (asyncio backend): the fixture is
+synchronous, and :meth:`~cmdsync.testing.DiscordEmulator.connect` and
+:meth:`~cmdsync.testing.DiscordEmulator.invoke` are coroutines of the test's
+own event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:  # imported by the fixture: a test session that does not use it pays nothing
+    from cmdsync.testing.emulator import DiscordEmulator
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("discord_seed", "a seed file (YAML or JSON) the discord_emulator fixture "
+                  "starts each test from (default: the emulator's default seed)", default="")
+
+
+@pytest.fixture(scope="session")
+def _cmdsync_served_emulator(pytestconfig: pytest.Config) -> Iterator[DiscordEmulator]:
+    from cmdsync.testing.emulator import DiscordEmulator
+
+    name = str(pytestconfig.getini("discord_seed") or "")
+    seed = Path(pytestconfig.rootpath, name) if name else None
+    with DiscordEmulator(seed) as served:
+        yield served
+
+
+@pytest.fixture
+def discord_seed() -> Mapping[str, Any] | str | Path | None:
+    """The seed each test starts from (None: the session's). Override it to seed from
+    Python values or another file."""
+    return None
+
+
+@pytest.fixture
+def discord_emulator(_cmdsync_served_emulator: DiscordEmulator,
+                     discord_seed: Mapping[str, Any] | str | Path | None) -> DiscordEmulator:
+    """A served emulator of Discord, reset to ``discord_seed`` for this test."""
+    _cmdsync_served_emulator.reset(discord_seed)
+    return _cmdsync_served_emulator
