@@ -80,6 +80,26 @@ def test_each_channel_type_carries_its_fields(api: httpx.Client) -> None:
     assert api.get("/channels/1").json() == {"message": "Unknown Channel", "code": 10003}
 
 
+def test_the_guild_has_its_roles_and_counts(api: httpx.Client) -> None:
+    guild = api.get(f"/guilds/{GUILD}", params={"with_counts": "true"}).json()
+    assert (guild["id"], guild["name"], guild["owner_id"], guild["preferred_locale"],
+            guild["approximate_member_count"]) == (GUILD, "Emulator Guild", OWNER, "en-US", 3)
+    assert [r["name"] for r in guild["roles"]] == ["@everyone", "Admin"]
+    assert "approximate_member_count" not in api.get(f"/guilds/{GUILD}").json()
+    assert api.get(f"/guilds/{ELSEWHERE}").json() == {"message": "Missing Access", "code": 50001}
+
+
+def test_a_dm_channel_opens_with_a_seeded_user_only(api: httpx.Client) -> None:
+    dm = api.post("/users/@me/channels", json={"recipient_id": MEMBER}).json()
+    assert (dm["type"], [u["id"] for u in dm["recipients"]]) == (1, [MEMBER])
+    assert api.get(f"/channels/{dm['id']}").json() == dm
+    sent = api.post(f"/channels/{dm['id']}/messages", json={"content": "psst"}).json()
+    assert (sent["channel_id"], sent["content"]) == (dm["id"], "psst")
+    refused = api.post("/users/@me/channels", json={"recipient_id": "1"})
+    assert (refused.status_code, refused.json()) == (
+        400, {"message": "Invalid Recipient(s)", "code": 50033})
+
+
 def test_roles_start_with_everyone(api: httpx.Client) -> None:
     roles = api.get(f"/guilds/{GUILD}/roles").json()
     assert [(r["id"], r["name"], r["position"]) for r in roles] == [
@@ -107,7 +127,7 @@ def test_who_may_read_what(api: httpx.Client, path: str, headers: dict[str, str]
 
 @pytest.mark.parametrize(("method", "path"), [
     ("GET", f"/guilds/{GUILD}/bans"), ("PUT", f"/channels/{GENERAL}/pins/1"),
-    ("POST", "/users/@me/channels"),
+    ("GET", "/users/@me/guilds"),
 ])
 def test_a_route_not_emulated_is_named_in_its_404(api: httpx.Client, method: str,
                                                   path: str) -> None:

@@ -4,7 +4,7 @@ bot calls at start-up and in a command handler beside the interaction.
 discord.py's ``HTTPClient`` (``discord.http.Route.BASE`` pointed at the emulator)
 logs in and sends, edits, reads and deletes a message (a file too: discord.py sends
 that as multipart/form-data with ``payload_json``), reads a member, a user and a
-channel. hikari's ``RESTApp`` (``url``) does the same through its own client
+channel and the guild, and opens a DM. hikari's ``RESTApp`` (``url``) does the same through its own client
 (hikari from Python 3.11, as pyproject.toml installs it)."""
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ def test_discordpy_http_client_logs_in_and_handles_messages(
             seen["member"] = await http.get_member(GUILD, MEMBER)
             seen["user"] = await http.get_user(MEMBER)
             seen["channel"] = await http.get_channel(GENERAL)
+            seen["guild"] = await http.get_guild(GUILD, with_counts=True)
+            dm = await http.start_private_message(MEMBER)
+            with handle_message_parameters(content="in your DMs") as params:
+                seen["dm"] = await http.send_message(dm["id"], params=params)
             try:
                 await http.get_message(GENERAL, seen["file"]["id"])
             except discord.NotFound as exc:
@@ -76,8 +80,11 @@ def test_discordpy_http_client_logs_in_and_handles_messages(
     assert [(a["filename"], a["size"]) for a in seen["file"]["attachments"]] == [("log.txt", 5)]
     assert (seen["member"]["user"]["id"], seen["user"]["username"], seen["channel"]["name"]) \
         == (MEMBER, "member", "general")
+    assert (seen["guild"]["name"], seen["guild"]["approximate_member_count"]) == (
+        "Emulator Guild", 3)
     assert seen["gone"] == (404, 10008)
-    assert [m["content"] for m in admin.get("/messages").json()["messages"]] == ["edited"]
+    assert [m["content"] for m in admin.get("/messages").json()["messages"]] == [
+        "edited", "in your DMs"]
 
 
 def test_hikari_rest_client_fetches_and_creates(base_url: str, admin: httpx.Client) -> None:

@@ -316,3 +316,17 @@ def test_callback_and_webhook_routes_take_forms_too(
                               **urlencoded({"content": "pong!", "attachments": []}))
         assert edited.status_code == 200, edited.text
         assert (edited.json()["content"], edited.json()["attachments"]) == ("pong!", [])
+
+
+def test_a_dm_interaction_carries_the_bots_dm_channel(
+        served: tuple[Emulator, str], api: httpx.Client, bot: StandInBot) -> None:
+    """A handler answering a DM opens the same DM channel and sends into it."""
+    assert api.put(f"/applications/{APP}/commands", json=[chat("hello")]).status_code == 200
+    with httpx.Client(timeout=60) as client:
+        result = client.post(f"{served[1]}/_emulator/interactions", json={
+            "application_id": APP, "line": "/hello", "user_id": MEMBER}).json()
+    assert result["failure"] is None, result
+    dm = api.post("/users/@me/channels", json={"recipient_id": MEMBER}).json()
+    assert result["interaction"]["channel_id"] == dm["id"]
+    sent = api.post(f"/channels/{dm['id']}/messages", json={"content": "in your DMs"})
+    assert (sent.status_code, sent.json()["channel_id"]) == (200, dm["id"])

@@ -9,8 +9,14 @@ Bodies are :mod:`cmdsync.emulator.objects` (Discord's "User", "Guild" and
   Unknown Member.
 - ``GET /guilds/{guild.id}/channels``, ``GET /guilds/{guild.id}/roles``:
   every channel and role of the guild.
+- ``GET /guilds/{guild.id}[?with_counts=true]``: the guild, its roles and
+  (with counts) its member count.
 - ``GET /channels/{channel.id}``: a guild channel the bot can see (403
-  50001 without VIEW_CHANNEL); 404 10003 Unknown Channel.
+  50001 without VIEW_CHANNEL), or its DM channel with a user; 404 10003
+  Unknown Channel.
+- ``POST /users/@me/channels`` ``{"recipient_id"}``: the bot's DM channel
+  with a seeded user (the one that user's BOT_DM interactions carry); 400
+  50033 Invalid Recipient(s) for anyone else.
 
 The guild routes take a bot token (a Bearer token gets 403 code 20002) of an
 application installed in the guild: 404 10004 for an unknown guild, 403
@@ -53,6 +59,25 @@ def list_roles(call: Call) -> Reply:
 def get_channel(call: Call) -> Reply:
     """``GET /channels/{channel_id}``."""
     return Reply(200, messages.place(call).channel)
+
+
+def get_guild(call: Call) -> Reply:
+    """``GET /guilds/{guild_id}[?with_counts=true]``."""
+    with_counts = call.query.get("with_counts", "").lower() in ("true", "1")
+    return Reply(200, objects.guild(call.store, _guild(call), with_counts=with_counts))
+
+
+def create_dm(call: Call) -> Reply:
+    """``POST /users/@me/channels`` ``{"recipient_id"}``: the bot's DM channel."""
+    if call.token.kind != "bot":
+        raise error_replies.bots_only()
+    body = call.body if isinstance(call.body, dict) else {}
+    recipient = body.get("recipient_id")
+    found = objects.dm_channel(call.store, str(recipient)) if isinstance(
+        recipient, (str, int)) and str(recipient).isdigit() else None
+    if found is None:
+        raise error_replies.ErrorReply(400, 50033, "Invalid Recipient(s)")
+    return Reply(200, found)
 
 
 def _guild(call: Call) -> str:

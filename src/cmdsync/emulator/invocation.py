@@ -276,7 +276,7 @@ def _where(store: Store, invocation: Invocation) -> _Where:
     if user is None or user_id is None:
         raise Refused(f"no user {user_id} in the emulator: add it to the seed's users")
     if guild is None:
-        dm = {"id": _dm_channel_id(user_id, context), "type": int(
+        dm = {"id": dm_channel_id(user_id, context), "type": int(
             ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
         if invocation.channel_id:
             dm["id"] = invocation.channel_id
@@ -304,8 +304,10 @@ def _first_user(store: Store) -> str | None:
     return str(users[0]["id"]) if users else None
 
 
-def _dm_channel_id(user_id: str, context: InteractionContext) -> str:
-    # A stable id per user and context, below the user's own (never the same).
+def dm_channel_id(user_id: str, context: InteractionContext) -> str:
+    """The id of the user's DM (BOT_DM) or group DM (PRIVATE_CHANNEL) channel: stable per
+    user and context, below the user's own (never the same); ``POST /users/@me/channels``
+    gives the bot the same DM channel."""
     return str(max(int(user_id) - 1 - int(context), 1))
 
 

@@ -3,8 +3,9 @@
 Routes (Discord's "Channel" resource docs: Create Message, Get Channel
 Message(s), Edit Message, Delete Message), for a bot token (a Bearer token
 gets 403 code 20002) in a guild the application is installed in (else 403
-50001 Missing Access); the bot's permissions are its member fixture's, else
-``@everyone``'s:
+50001 Missing Access), or in its DM channel with a seeded user
+(:func:`cmdsync.emulator.objects.dm_channel`); the bot's permissions are its
+member fixture's, else ``@everyone``'s (in a DM, ``@everyone``'s defaults):
 
 - ``POST /channels/{channel.id}/messages``: 200 and the message. Needs
   VIEW_CHANNEL (50001) and SEND_MESSAGES (SEND_MESSAGES_IN_THREADS in a
@@ -45,9 +46,11 @@ from cmdsync.emulator import response_checks as checks
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Application, Store
 from cmdsync.emulator.invocation import fixture_message
+from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import Permission
 
 MAX_LIMIT, DEFAULT_LIMIT = 100, 50
+DM_PERMISSIONS = EVERYONE_PERMISSIONS  # what a bot may do in a DM, as invocations take it
 REPLY, DEFAULT = 19, 0  # message types
 EPHEMERAL = 1 << 6
 _EDITABLE = ("content", "embeds", "components", "flags")
@@ -81,7 +84,10 @@ def place(call: Call) -> _Place:
         raise error_replies.unauthorized()
     found = objects.find_channel(call.store, call.params["channel_id"])
     if found is None:
-        raise error_replies.unknown("channel")
+        dm = objects.find_dm(call.store, call.params["channel_id"])
+        if dm is None:
+            raise error_replies.unknown("channel")
+        return _Place(app, "", dm, DM_PERMISSIONS)
     guild_id, channel = found
     if not call.store.installed_in(guild_id, app.id):
         raise error_replies.missing_access()
@@ -122,8 +128,9 @@ def create_message(call: Call) -> Reply:
             message["nonce"] = body["nonce"]
         if replied:
             message["message_reference"] = {"type": 0, "channel_id": channel_id,
-                                            "message_id": replied["id"],
-                                            "guild_id": where.guild_id}
+                                            "message_id": replied["id"]}
+            if where.guild_id:
+                message["message_reference"]["guild_id"] = where.guild_id
             message["referenced_message"] = replied
         _save(db, message)
     return Reply(200, message)

@@ -8,6 +8,9 @@ colour, no topic, no slowmode, no permission overwrites; every member
 joined at :data:`~cmdsync.emulator.invocation.JOINED_AT`; a role's and a
 channel's ``position`` is its place among the guild's fixtures.
 
+A bot's DM channel with a seeded user (``type`` 1) has the id the user's BOT_DM
+interactions carry (:func:`~cmdsync.emulator.invocation.dm_channel_id`).
+
 Each channel type carries the fields Discord sends for it: text and
 announcement channels ``topic``, ``nsfw``, ``last_message_id`` (and
 slowmode for text), voice and stage channels ``bitrate``, ``user_limit``,
@@ -23,8 +26,8 @@ from typing import Any
 
 from cmdsync.emulator import profiles
 from cmdsync.emulator.database import Store
-from cmdsync.emulator.invocation import JOINED_AT, member_permissions
-from cmdsync.model import ChannelType
+from cmdsync.emulator.invocation import JOINED_AT, dm_channel_id, member_permissions
+from cmdsync.model import ChannelType, InteractionContext
 
 _TEXT = (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
 _VOICE = (ChannelType.GUILD_VOICE, ChannelType.GUILD_STAGE_VOICE)
@@ -114,6 +117,51 @@ def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: i
         body.update(topic=None, available_tags=[], default_reaction_emoji=None,
                     default_sort_order=None, default_forum_layout=0,
                     default_thread_rate_limit_per_user=0)
+    return body
+
+
+def dm_channel(store: Store, user_id: str) -> dict[str, Any] | None:
+    """The bot's DM channel with a seeded user (``PrivateChannelResponse``), the one a
+    BOT_DM interaction of that user carries; None for an unknown user."""
+    person = store.fixture("user", "", user_id)
+    if person is None:
+        return None
+    return {"id": dm_channel_id(user_id, InteractionContext.BOT_DM),
+            "type": int(ChannelType.DM), "last_message_id": None, "flags": 0,
+            "recipients": [user(store, user_id)]}
+
+
+def find_dm(store: Store, channel_id: str) -> dict[str, Any] | None:
+    """The DM channel of ``channel_id`` (see :func:`dm_channel`), or None."""
+    recipient = str(int(channel_id) + 1 + int(InteractionContext.BOT_DM))
+    found = dm_channel(store, recipient)
+    return found if found is not None and found["id"] == channel_id else None
+
+
+def guild(store: Store, guild_id: str, *, with_counts: bool) -> dict[str, Any] | None:
+    """A seeded guild as ``GET /guilds/{guild.id}`` returns it (``GuildWithCountsResponse``:
+    Discord's values for a new guild where the seed says nothing), or None."""
+    found = store.guild(guild_id)
+    if found is None:
+        return None
+    body: dict[str, Any] = {
+        "id": guild_id, "name": found["name"], "icon": None, "description": None,
+        "home_header": None, "splash": None, "discovery_splash": None, "features": [],
+        "banner": None, "owner_id": _owner(store, guild_id), "application_id": None,
+        "region": "deprecated", "afk_channel_id": None, "afk_timeout": 300,
+        "system_channel_id": None, "system_channel_flags": 0, "widget_enabled": False,
+        "widget_channel_id": None, "verification_level": 0, "roles": roles(store, guild_id),
+        "default_message_notifications": 0, "mfa_level": 0, "explicit_content_filter": 0,
+        "max_presences": None, "max_members": 500000, "max_stage_video_channel_users": 50,
+        "max_video_channel_users": 25, "vanity_url_code": None, "premium_tier": 0,
+        "premium_subscription_count": 0,
+        "preferred_locale": found.get("preferred_locale", "en-US"), "rules_channel_id": None,
+        "safety_alerts_channel_id": None, "public_updates_channel_id": None,
+        "premium_progress_bar_enabled": False, "nsfw": False, "nsfw_level": 0, "emojis": [],
+        "stickers": [], "incidents_data": None}
+    if with_counts:
+        body.update(approximate_member_count=len(store.fixtures("member", guild_id)),
+                    approximate_presence_count=0)
     return body
 
 

@@ -137,7 +137,9 @@ ROUTES: tuple[Route, ...] = (
     Route(_WEBHOOK + "/messages/{message_id}", "DELETE", interactions.delete_message,
           "webhook", auth=False),
     # What a bot reads and sends beside the interaction (guilds, messages).
+    Route("/users/@me/channels", "POST", guilds.create_dm, "users/@me/channels"),
     Route("/users/{user_id}", "GET", guilds.get_user, "users"),
+    Route("/guilds/{guild_id}", "GET", guilds.get_guild, "guild"),
     Route("/guilds/{guild_id}/members/{user_id}", "GET", guilds.get_member, "members"),
     Route("/guilds/{guild_id}/channels", "GET", guilds.list_channels, "guild/channels"),
     Route("/guilds/{guild_id}/roles", "GET", guilds.list_roles, "guild/roles"),
