@@ -330,3 +330,19 @@ def test_a_dm_interaction_carries_the_bots_dm_channel(
     assert result["interaction"]["channel_id"] == dm["id"]
     sent = api.post(f"/channels/{dm['id']}/messages", json={"content": "in your DMs"})
     assert (sent.status_code, sent.json()["channel_id"]) == (200, dm["id"])
+
+
+@pytest.mark.parametrize(("content_type", "body", "reason"), [
+    ("multipart/form-data", b"--x\r\n", "Missing boundary in multipart."),
+    ("multipart/form-data; boundary=x",
+     b"".join(b'--x\r\nContent-Disposition: form-data; name="files[%d]"; filename="f"\r\n\r\n'
+              b"a\r\n" % n for n in range(11)) + b"--x--\r\n",
+     "Too many files. Maximum number of files is 10."),
+])
+def test_a_form_that_cannot_be_read_is_refused_saying_why(
+        api: httpx.Client, content_type: str, body: bytes, reason: str) -> None:
+    response = api.post(MESSAGES, content=body, headers={"Content-Type": content_type})
+    assert (response.status_code, response.json()) == (400, {
+        "message": f"400: Bad Request (the multipart/form-data body cannot be read: {reason}; "
+                   "send the message as JSON, or as a form whose payload_json field holds it)",
+        "code": 0})
