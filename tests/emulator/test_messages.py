@@ -330,6 +330,9 @@ def test_a_dm_interaction_carries_the_bots_dm_channel(
     assert result["interaction"]["channel_id"] == dm["id"]
     sent = api.post(f"/channels/{dm['id']}/messages", json={"content": "in your DMs"})
     assert (sent.status_code, sent.json()["channel_id"]) == (200, dm["id"])
+    with http_client(served[1]) as admin:  # what was sent after the interaction began
+        assert admin.get("/_emulator/messages", params={"after": result["interaction"]["id"]}
+                         ).json()["messages"] == [sent.json()]
 
 
 @pytest.mark.parametrize(("content_type", "body", "reason"), [

@@ -30,7 +30,8 @@ No authentication; faults and rate limits never apply here.
   [...]}``, the messages bots sent through the channel message routes
   (:mod:`cmdsync.emulator.messages`), oldest first, as they are now (edits
   applied, deleted ones gone); ``after`` keeps those with a larger id (sent
-  later). A reset forgets them.
+  later: ``after`` an interaction's id gives what its handler sent). A reset
+  forgets them.
 - ``GET`` / ``PUT /_emulator/config``: ``{"ratelimit": {"global_limit",
   "global_window", "route_limit", "route_window"}, "faults": {"latency",
   "error_rate", "error_statuses", "drop_rate", "seed", "slow_rate",
