@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -84,7 +85,10 @@ def discord_py(client: discord.Client, api_url: str, token: str) -> Iterator[Bot
 
 def wait_ready(emulator: Emulator, app_id: str, ready: threading.Event,
                running: BotThread) -> None:
-    """Until the gateway sent READY and the library says it is ready."""
+    """Until the gateway sent READY and the library says it is ready; at once with the
+    library's error if the bot stopped."""
+    deadline = time.monotonic() + WAIT
+    while not ready.wait(0.05):
+        if not running.thread.is_alive() or time.monotonic() > deadline:
+            raise AssertionError(f"the bot did not get ready: {running.error!r}")
     emulator.gateway.wait_ready(app_id, timeout=WAIT)
-    if not ready.wait(WAIT):
-        raise AssertionError(f"the bot did not get ready: {running.error!r}")

@@ -1,0 +1,92 @@
+"""hikari's ``GatewayBot`` logs in through the emulator's gateway (``rest_url`` pointed
+at it; the gateway URL from ``GET /gateway/bot``, zlib-stream), caches the seeded guild
+and answers a command run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4).
+
+hikari needs Python 3.11 or newer; these tests are skipped without it.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cmdsync.emulator import Limits, create_app, new_emulator
+from cmdsync.emulator.seed import CHANNEL_ID, default_seed
+from cmdsync.emulator.server import BackgroundServer
+from tests.emulator.gateway.bots import BotThread, wait_ready
+from tests.support.cli import clean_environment, run
+from tests.support.emulator import APP, GUILD, GUILD_COMMANDS, USER_ID, chat, http_client
+
+if sys.version_info < (3, 11):
+    pytest.skip("hikari needs Python 3.11 or newer", allow_module_level=True)
+hikari = pytest.importorskip("hikari")
+# hikari's GatewayBot reads the application id from the token's first part, as in
+# Discord's tokens (base64 of the id): the seed gives its bot such a token.
+BOT_TOKEN = base64.b64encode(APP.encode()).decode().rstrip("=") + ".GaBcDe.emulator-gateway"
+
+
+def build_bot(api_url: str) -> tuple[Any, threading.Event]:
+    bot = hikari.GatewayBot(BOT_TOKEN, rest_url=api_url, intents=hikari.Intents.GUILDS,
+                            banner=None, suppress_optimization_warning=True)
+    started = threading.Event()  # once the seeded guild's GUILD_CREATE is cached
+
+    @bot.listen(hikari.GuildAvailableEvent)
+    async def on_guild(event: Any) -> None:
+        if event.guild_id == int(GUILD):
+            started.set()
+
+    @bot.listen(hikari.InteractionCreateEvent)
+    async def on_interaction(event: Any) -> None:
+        interaction = event.interaction
+        if isinstance(interaction, hikari.CommandInteraction):
+            await interaction.create_initial_response(
+                hikari.ResponseType.MESSAGE_CREATE,
+                f"pong from hikari to {interaction.user.username}")
+
+    return bot, started
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[dict[str, Any]]:
+    seed = default_seed()
+    seed["applications"][0]["bot_token"] = BOT_TOKEN
+    emulator = new_emulator(seed=seed, limits=Limits(interaction_deadline=30))
+    with BackgroundServer(create_app(emulator)) as base:
+        with http_client(f"{base}/api/v10", headers={"Authorization": f"Bot {BOT_TOKEN}"}
+                         ) as api:
+            assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200
+        bot, started = build_bot(f"{base}/api/v10")
+
+        async def start() -> None:
+            await bot.start(check_for_updates=False)
+            await bot.join()
+
+        with BotThread(start, bot.close) as running:
+            wait_ready(emulator, APP, started, running)
+            yield {"base": base, "bot": bot, "running": running}
+
+
+def test_hikari_caches_the_seeded_guild(world: dict[str, Any]) -> None:
+    guild = world["bot"].cache.get_guild(int(GUILD))
+    assert guild is not None and guild.name == "Emulator Guild"
+    assert sorted(r.name for r in guild.get_roles().values()) == ["@everyone", "Admin"]
+    assert sorted(c.name for c in guild.get_channels().values()) == ["Voice", "general"]
+
+
+def test_hikari_answers_an_invoked_command(world: dict[str, Any],
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    clean_environment(monkeypatch)
+    code, out, err = run(capsys, "invoke", "--api-url", f"{world['base']}/api/v10",
+                         "--guild", GUILD, "/ping")
+    assert (code, err) == (0, "")
+    assert out == (f"Invoked /ping in guild {GUILD}, channel {CHANNEL_ID} as owner "
+                   f"({USER_ID})\n"
+                   "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+                   "Reply:\n"
+                   "  pong from hikari to owner\n")
