@@ -59,10 +59,6 @@ def missing_scope() -> ErrorReply:
     return ErrorReply(401, 40001, "Unauthorized. Provide a valid token and try again")
 
 
-def not_found() -> ErrorReply:
-    return ErrorReply(404, 0, "404: Not Found")
-
-
 def not_emulated(method: str, path: str) -> ErrorReply:
     """A path the emulator does not serve (Discord may): 404 code 0 naming it."""
     return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} {path})")
