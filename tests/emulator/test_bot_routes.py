@@ -135,3 +135,13 @@ def test_a_route_not_emulated_is_named_in_its_404(api: httpx.Client, method: str
     assert (response.status_code, response.json()) == (404, {
         "message": f"404: Not Found (not emulated by cmdsync: {method} /api/v10{path})",
         "code": 0})
+
+
+def test_a_token_in_a_path_not_emulated_is_not_repeated(api: httpx.Client) -> None:
+    """Interaction tokens are credentials: the 404 shows ``{token}`` instead."""
+    for path in (f"/webhooks/{APP}/secret-token/messages/1/reactions",
+                 "/interactions/1/secret-token/other"):
+        response = api.get(path)
+        assert response.status_code == 404
+        assert "secret-token" not in response.text
+        assert "{token}" in response.json()["message"]

@@ -11,6 +11,7 @@ messages: Discord's "Opcodes and Status Codes" documentation; the messages are D
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,9 +60,14 @@ def missing_scope() -> ErrorReply:
     return ErrorReply(401, 40001, "Unauthorized. Provide a valid token and try again")
 
 
+_PATH_TOKEN = re.compile(r"(/(?:webhooks|interactions)/[^/]+/)[^/]+")
+
+
 def not_emulated(method: str, path: str) -> ErrorReply:
-    """A path the emulator does not serve (Discord may): 404 code 0 naming it."""
-    return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} {path})")
+    """A path the emulator does not serve (Discord may): 404 code 0 naming it, with the
+    token of a webhook or interaction path shown as ``{token}`` (it is a credential)."""
+    shown = _PATH_TOKEN.sub(r"\1{token}", path)
+    return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} {shown})")
 
 
 def method_not_allowed() -> ErrorReply:
