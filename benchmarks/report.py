@@ -108,6 +108,20 @@ def _one_change_rows(change: dict[str, Any]) -> list[Row]:
              _x(change["plan_and_apply_ratio"]), "", "measured")]
 
 
+def _bot_test_rows(bots: dict[str, Any]) -> list[Row]:
+    targets = bots["targets"]
+    return [
+        ("A bot's test: serve, connect a discord.py bot, sync, invoke one command",
+         _s(bots["test_s"]), "-", "-", f"<= {_s(targets['test_s'])}",
+         _met(bots["test_s"] <= targets["test_s"])),
+        ("Reset between tests", f"{bots['reset_s'] * 1000:.2f} ms", "-", "-",
+         f"<= {targets['reset_s'] * 1000:.0f} ms", _met(bots["reset_s"] <= targets["reset_s"])),
+        (f"Answers of one connected bot ({bots['answers']:,}, 4 invokers)",
+         f"{bots['answers_per_s']:,.0f}/s (median {bots['answer_median_s'] * 1000:.1f} ms)",
+         "-", "-", f">= {targets['answers_per_s']:,.0f}/s",
+         _met(bots["answers_per_s"] >= targets["answers_per_s"]))]
+
+
 def _run(run: dict[str, Any], versus: str) -> str:
     """A middle run in words: wall, requests by kind, 429s, phases, peak memory.
 
@@ -132,6 +146,7 @@ _ROWS: dict[str, Callable[[Any], list[Row]]] = {
     "plan_at_scale": _plan_rows, "plan_at_scale_1000": _plan_rows,
     "plan_distinct_bodies": _distinct_rows, "apply_from_empty": _apply_rows,
     "apply_one_change": _one_change_rows, "write_efficiency": _write_rows,
+    "bot_tests": _bot_test_rows,
 }
 
 

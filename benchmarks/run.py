@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import bot_tests
 import emulated
 import generate
 import procs
@@ -54,16 +55,18 @@ class Sizes:
     distinct_guilds: int  # plan with a distinct body for every command
     apply_guilds: int  # apply from empty
     change_guilds: int  # one command changed in each, against a blind bulk overwrite
+    answers: int = 500  # invocations one connected bot answers (bot_tests)
 
 
 FULL = Sizes(runs=5, throughput_guilds=100, plan_guilds=500, plan_commands=50, plan_runs=3,
              plan_large_guilds=1000, distinct_guilds=100, apply_guilds=500, change_guilds=100)
 QUICK = Sizes(runs=3, throughput_guilds=10, plan_guilds=20, plan_commands=10, plan_runs=1,
-              plan_large_guilds=40, distinct_guilds=10, apply_guilds=20, change_guilds=10)
+              plan_large_guilds=40, distinct_guilds=10, apply_guilds=20, change_guilds=10,
+              answers=100)
 # In the order they run and are reported.
 BENCHMARKS = ("cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
               "plan_distinct_bodies", "apply_from_empty", "apply_one_change",
-              "write_efficiency")
+              "write_efficiency", "bot_tests")
 # Targets: wall time at most this times the bound that 50 requests per second
 # sets (requests served / 50), with no 429; and cmdsync's apply of one change
 # per guild at most this times a blind bulk overwrite's wall time.
@@ -133,6 +136,7 @@ def run_all(sizes: Sizes, *, quick: bool, only: tuple[str, ...] | None = None
             "apply_from_empty": lambda: apply_from_empty(cmdsync, workdir, sizes),
             "apply_one_change": lambda: apply_one_change(cmdsync, workdir, sizes),
             "write_efficiency": lambda: write_efficiency(cmdsync, workdir),
+            "bot_tests": lambda: bot_tests.bot_tests(runs=sizes.runs, answers=sizes.answers),
         }
         for name in selected:
             before = _load()

@@ -22,7 +22,8 @@ ROOT = paths.ROOT
 # About a minute and a half: it times real processes against check-jsonschema and the emulator.
 pytestmark = pytest.mark.slow
 EVERY = {"cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
-         "plan_distinct_bodies", "apply_from_empty", "apply_one_change", "write_efficiency"}
+         "plan_distinct_bodies", "apply_from_empty", "apply_one_change", "write_efficiency",
+         "bot_tests"}
 # The quick sizes: guilds of each benchmark, 10 commands in each.
 PLAN, PLAN_LARGE, DISTINCT, APPLY, CHANGE, PER_GUILD = 20, 40, 10, 20, 10, 10
 # Route templates, as the emulator's log names them.
@@ -235,3 +236,12 @@ def test_a_child_reports_its_own_peak_memory_not_the_benchmark_s() -> None:
     assert 0 < small.peak_mib < 100
     assert 200 < large.peak_mib < 300
     assert small.spawned <= small.exited
+
+
+def test_bot_tests_report_every_figure(results: dict[str, Any]) -> None:
+    """A bot's test suite against the emulator: one test, a reset, answers per second,
+    each a positive number next to its target (issue 23's speed targets)."""
+    found = results["benchmarks"]["bot_tests"]
+    assert found["answers"] == 100 and len(found["tests_s"]) == results["runs"]
+    assert all(found[k] > 0 for k in ("test_s", "reset_s", "answers_per_s", "answer_median_s"))
+    assert found["targets"] == {"test_s": 1.0, "reset_s": 0.05, "answers_per_s": 100.0}

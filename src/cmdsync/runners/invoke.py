@@ -226,8 +226,10 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
                                "--token-file), not client credentials")
         return auth.commands.value
 
+    # plain http (the emulator on loopback) needs no TLS context: loading the CA bundle
+    # costs ~35 ms, more than a whole invocation
     async with httpx.AsyncClient(base_url=f"{parts.scheme}://{parts.netloc}", timeout=60,
-                                 trust_env=False) as client:
+                                 trust_env=False, verify=parts.scheme == "https") as client:
         yield client, bot_token
 
 
