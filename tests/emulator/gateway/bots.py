@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from cmdsync.emulator import Emulator
+from cmdsync.emulator.gateway.clients import pointed_at
 
 WAIT = 30  # seconds a bot may take to log in on a busy machine (a bound, never a pause)
 
@@ -21,9 +22,10 @@ class BotThread:
     with its own event loop; on exit awaits ``stop()`` there, then ``start()``'s end."""
 
     def __init__(self, start: Callable[[], Awaitable[Any]],
-                 stop: Callable[[], Awaitable[Any]]) -> None:
+                 stop: Callable[[], Awaitable[Any]],
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._start, self._stop = start, stop
-        self.loop = asyncio.new_event_loop()
+        self.loop = loop or asyncio.new_event_loop()
         self.error: BaseException | None = None
         self._stopping = asyncio.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -65,22 +67,10 @@ class BotThread:
 
 @contextmanager
 def discord_py(client: discord.Client, api_url: str, token: str) -> Iterator[BotThread]:
-    """``client`` logged in to the emulator at ``api_url`` (``.../api/v10``): discord.py
-    reads its REST and webhook base from ``discord.http.Route.BASE``, and connects to
-    ``DiscordWebSocket.DEFAULT_GATEWAY`` (it asks ``GET /gateway/bot`` only when sharded)."""
-    import yarl
-    from discord.gateway import DiscordWebSocket
-    from discord.http import Route
-
-    previous = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
-    Route.BASE = api_url
-    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(
-        api_url.split("/api/")[0].replace("http", "ws", 1) + "/gateway")
-    try:
-        with BotThread(lambda: client.start(token), client.close) as running:
-            yield running
-    finally:
-        Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = previous
+    """``client`` logged in to the emulator at ``api_url`` (``.../api/v10``)."""
+    with pointed_at(api_url.split("/api/")[0]), \
+            BotThread(lambda: client.start(token), client.close) as running:
+        yield running
 
 
 def wait_ready(emulator: Emulator, app_id: str, ready: threading.Event,

@@ -4,6 +4,7 @@ command run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator import Limits, create_app, new_emulator
+from cmdsync.emulator.gateway.clients import pointed_at
 from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID
 from cmdsync.emulator.server import BackgroundServer
 from tests.emulator.gateway.bots import BotThread, wait_ready
@@ -26,7 +28,12 @@ def world() -> Iterator[dict[str, Any]]:
     with BackgroundServer(create_app(emulator)) as base:
         with http_client(f"{base}/api/v10", headers=BOT) as api:
             assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200
-        client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
+        loop = asyncio.new_event_loop()  # disnake takes the current loop when built
+        asyncio.set_event_loop(loop)
+        try:
+            client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
+        finally:
+            asyncio.set_event_loop(None)
         ready = threading.Event()
 
         @client.event
@@ -38,14 +45,10 @@ def world() -> Iterator[dict[str, Any]]:
             await interaction.response.send_message(
                 f"pong from disnake in {interaction.guild.name}")
 
-        previous = disnake.http.Route.BASE
-        disnake.http.Route.BASE = f"{base}/api/v10"
-        try:
-            with BotThread(lambda: client.start(BOT_TOKEN), client.close) as running:
-                wait_ready(emulator, APP, ready, running)
-                yield {"base": base, "client": client, "running": running}
-        finally:
-            disnake.http.Route.BASE = previous
+        with pointed_at(base, libraries=("disnake",)), \
+                BotThread(lambda: client.start(BOT_TOKEN), client.close, loop) as running:
+            wait_ready(emulator, APP, ready, running)
+            yield {"base": base, "client": client, "running": running}
 
 
 def test_disnake_caches_the_seeded_guild(world: dict[str, Any]) -> None:

@@ -7,7 +7,6 @@ hikari needs Python 3.11 or newer; these tests are skipped without it.
 
 from __future__ import annotations
 
-import base64
 import sys
 import threading
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator import Limits, create_app, new_emulator
+from cmdsync.emulator.gateway.clients import discord_shaped_token
 from cmdsync.emulator.seed import CHANNEL_ID, default_seed
 from cmdsync.emulator.server import BackgroundServer
 from tests.emulator.gateway.bots import BotThread, wait_ready
@@ -27,7 +27,7 @@ if sys.version_info < (3, 11):
 hikari = pytest.importorskip("hikari")
 # hikari's GatewayBot reads the application id from the token's first part, as in
 # Discord's tokens (base64 of the id): the seed gives its bot such a token.
-BOT_TOKEN = base64.b64encode(APP.encode()).decode().rstrip("=") + ".GaBcDe.emulator-gateway"
+BOT_TOKEN = discord_shaped_token(APP)
 
 
 def build_bot(api_url: str) -> tuple[Any, threading.Event]:
