@@ -78,10 +78,16 @@ def seed() -> dict[str, Any] | None:
 
 
 @pytest.fixture
-def served(gateway_config: GatewayConfig, seed: dict[str, Any] | None
+def limits() -> Limits:
+    """A generous interaction deadline: a busy machine never fails a bot that answers."""
+    return Limits(interaction_deadline=30)
+
+
+@pytest.fixture
+def served(gateway_config: GatewayConfig, seed: dict[str, Any] | None, limits: Limits
            ) -> Iterator[tuple[Emulator, str, FakeClock]]:
     clock = FakeClock()
-    instance = emulator(clock=clock, seed=seed, limits=Limits(interaction_deadline=30))
+    instance = emulator(clock=clock, seed=seed, limits=limits)
     instance.gateway.config = gateway_config
     with http_server(instance) as url:
         yield instance, url, clock
