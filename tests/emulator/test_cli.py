@@ -47,6 +47,8 @@ def test_it_serves_http_and_prints_the_default_credentials() -> None:
         "  guild 222222222222222222 (3 members, 2 channels)",
         ("  user 333333333333333333: bearer token emulator-user-token (scopes: "
          "applications.commands.permissions.update; manages guilds: 222222222222222222)"),
+        (f"  gateway: {base_url.replace('http', 'ws')}/gateway (bots without an interactions "
+         "endpoint URL get interactions here)"),
         f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config, interactions)"]
     assert lines[0] == f"cmdsync emulator: Discord API v10 at {base_url}/api/v10"
 

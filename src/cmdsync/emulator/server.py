@@ -59,6 +59,8 @@ def banner(emulator: Emulator, base_url: str) -> str:
         lines.append(f"  user {user['id']}: bearer token {user['bearer_token']} "
                      f"(scopes: {' '.join(user.get('scopes') or []) or 'none'}; "
                      f"manages guilds: {' '.join(map(str, user.get('guilds') or [])) or 'none'})")
+    lines.append(f"  gateway: {base_url.replace('http', 'ws', 1)}/gateway (bots without an "
+                 "interactions endpoint URL get interactions here)")
     lines.append(f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config, "
                  "interactions)")
     return "\n".join(lines) + "\n"
