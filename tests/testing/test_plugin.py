@@ -110,3 +110,85 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
     result.assert_outcomes(passed=3)
+
+
+KINDS_BOT = '''
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+MEMBER = "333333333333333334"  # the default seed's member, and its message
+MESSAGE = "222222222222222226"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class Feedback(discord.ui.Modal, title="Feedback"):
+    text = discord.ui.TextInput(label="Your feedback")
+
+
+def make_bot():
+    bot = commands.Bot(command_prefix="!", intents=discord.Intents.default())
+    mod = app_commands.Group(name="mod", description="Moderation")
+
+    @mod.command()
+    async def warn(interaction: discord.Interaction, user: discord.User, reason: str) -> None:
+        """Warn a member"""
+        await interaction.response.send_message(f"warned {user.id}: {reason}")
+
+    bot.tree.add_command(mod)
+
+    @bot.tree.context_menu(name="Inspect")
+    async def inspect(interaction: discord.Interaction, user: discord.User) -> None:
+        await interaction.response.send_message(f"user {user.id}", ephemeral=True)
+
+    @bot.tree.context_menu(name="Quote")
+    async def quote(interaction: discord.Interaction, message: discord.Message) -> None:
+        await interaction.response.send_message(
+            embed=discord.Embed(title="Quote", description=message.content))
+
+    @bot.tree.command()
+    async def fruit(interaction: discord.Interaction, name: str) -> None:
+        """Pick a fruit"""
+        await interaction.response.send_message(name)
+
+    @fruit.autocomplete("name")
+    async def fruits(interaction: discord.Interaction, current: str):
+        return [app_commands.Choice(name=f, value=f) for f in ("apple", "apricot", "banana")
+                if f.startswith(current)]
+
+    @bot.tree.command()
+    async def form(interaction: discord.Interaction) -> None:
+        """Open a modal"""
+        await interaction.response.send_modal(Feedback())
+
+    return bot
+
+
+@pytest.mark.anyio
+async def test_every_kind_of_command(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        warned = await discord_emulator.invoke(f"/mod warn user:<@{MEMBER}> reason:spam")
+        inspected = await discord_emulator.invoke(user_command="Inspect", target=MEMBER)
+        quoted = await discord_emulator.invoke(message_command="Quote", target=MESSAGE)
+        choices = await discord_emulator.invoke("/fruit name:ap", autocomplete=True)
+        modal = await discord_emulator.invoke("/form")
+    assert warned.content == f"warned {MEMBER}: spam"
+    assert inspected.content == f"user {MEMBER}" and inspected.ephemeral
+    assert quoted.embeds[0]["title"] == "Quote" and quoted.embeds[0]["description"] == "hello"
+    assert choices.response_type == "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT"
+    assert [c["name"] for c in choices.choices] == ["apple", "apricot"]
+    assert modal.response_type == "MODAL" and modal.modal["title"] == "Feedback"
+'''
+
+
+def test_subcommands_context_menus_autocomplete_and_modals(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_kinds=KINDS_BOT)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
+    result.assert_outcomes(passed=1)
