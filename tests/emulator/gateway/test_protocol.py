@@ -5,6 +5,7 @@ input, the send limit, REQUEST_GUILD_MEMBERS (issue 23, part 1)."""
 from __future__ import annotations
 
 import json
+import random
 import zlib
 from typing import Any
 
@@ -326,3 +327,48 @@ def test_a_dispatch_through_the_admin_api(served: Served) -> None:
                                                               "event": 3})
     assert answer.json() == {"sessions": 0}
     assert bad.status_code == 400 and "event must be" in bad.json()["message"]
+
+
+def _junk(draw: random.Random, depth: int = 0) -> Any:
+    """A random JSON value: what a confused or hostile client might put anywhere."""
+    kinds = ["int", "big", "str", "none", "bool", "float"] + (["list", "dict"] if depth < 3
+                                                               else [])
+    kind = draw.choice(kinds)
+    if kind == "int":
+        return draw.randint(-5, 50)
+    if kind == "big":
+        return draw.choice([2**64, -(2**63), 10**30])
+    if kind == "str":
+        return draw.choice(["", "x", GUILD_ID, BOT_TOKEN, "\u202e", "a" * 40])
+    if kind in ("none", "bool"):
+        return None if kind == "none" else draw.random() < 0.5
+    if kind == "float":
+        return draw.choice([0.5, -1.0, 1e300])
+    if kind == "list":
+        return [_junk(draw, depth + 1) for _ in range(draw.randint(0, 3))]
+    keys = ["token", "intents", "properties", "shard", "session_id", "seq", "guild_id",
+            "query", "limit", "user_ids", "nonce", "compress", "large_threshold"]
+    return {draw.choice(keys): _junk(draw, depth + 1) for _ in range(draw.randint(0, 5))}
+
+
+async def test_random_payloads_get_an_answer_or_a_documented_close(raw: Any) -> None:
+    """Seeded: every run sends the same 60 payloads, each after IDENTIFY."""
+    draw = random.Random(23)
+    for _ in range(60):
+        client = await raw()
+        await client.identify(intents=1)
+        await client.recv()
+        op = draw.choice([1, 2, 3, 4, 6, 8, 31, 43, 5, 99])
+        await client.send({"op": op, "d": _junk(draw)})
+        await client.send({"op": 1, "d": None})
+        while True:
+            try:
+                answer = await client.recv()
+            except Exception:  # noqa: BLE001 - closed: the code is checked below
+                code, _ = await client.closed()
+                assert 4001 <= code <= 4014, (op, code)
+                break
+            if answer["op"] == 11:
+                break
+        await client.socket.close()
+    assert (await (await raw()).identify())["t"] == "READY"

@@ -139,7 +139,7 @@ class Gateway:
         self._sessions: dict[str, Session] = {}
         self._identifies: dict[str, deque[float]] = {}  # application -> IDENTIFY times
         self._member_requests: dict[tuple[str, str], float] = {}  # (session, guild) -> time
-        self.outlets: set[Outlet] = set()
+        self._outlets: set[Outlet] = set()
 
     def reset(self) -> None:
         """Forget IDENTIFY counts and member-request times (sessions stay connected)."""
@@ -148,6 +148,11 @@ class Gateway:
             self._member_requests.clear()
 
     # -- sessions ----------------------------------------------------------------
+
+    def opened(self, outlet: Outlet) -> None:
+        """A connection opened (before any IDENTIFY); :meth:`left` when it closes."""
+        with self._lock:
+            self._outlets.add(outlet)
 
     def shards_needed(self, app_id: str) -> int:
         """``GET /gateway/bot``'s ``shards``: one per ``guilds_per_shard`` guilds."""
@@ -179,6 +184,8 @@ class Gateway:
             if len(times) >= self.config.identify_limit:
                 return None
             times.append(now)
+            self._sessions = {key: s for key, s in self._sessions.items()
+                              if self._alive(s, now)}  # an ended one is never resumed
             session = Session(f"{self._random.getrandbits(128):032x}", app, token, intents,
                               shard, version, outlet=outlet)
             self._sessions[session.id] = session
@@ -226,7 +233,7 @@ class Gateway:
         unless the code ends it (client 1000 / 1001, or :data:`ENDS_SESSION`)."""
         now = self.clock()
         with self._lock:
-            self.outlets.discard(outlet)
+            self._outlets.discard(outlet)
             for session in self._sessions.values():
                 if session.outlet is outlet:
                     session.outlet, session.left_at = None, now
@@ -331,7 +338,7 @@ class Gateway:
     def _outlets_of(self, application_id: str | None) -> list[Outlet]:
         with self._lock:
             if application_id is None:
-                return list(self.outlets)
+                return list(self._outlets)
             return [s.outlet for s in self._sessions.values()
                     if s.outlet is not None and s.app.id == application_id]
 

@@ -74,7 +74,7 @@ async def _endpoint(websocket: WebSocket) -> None:
         loop.call_soon_threadsafe(wake.set)
 
     outlet = Outlet(notify)
-    gateway.outlets.add(outlet)
+    gateway.opened(outlet)
     query = websocket.query_params
     secure = websocket.url.scheme == "wss"
     connection = Connection(gateway, outlet, url=gateway_url(websocket.url.netloc,
