@@ -15,6 +15,7 @@ accepted and ignored. Bad input gets the documented close code
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.gateway import events
@@ -128,18 +129,23 @@ class Connection:
             self.outlet.send(payload(Op.INVALID_SESSION, False))
             return
         self.session = session
+        self._ready(session, data)
+
+    def _ready(self, session: Session, identify: dict[str, Any]) -> None:
+        """READY, then GUILD_CREATE for each guild of the session's shard."""
+        app, (shard_id, shards) = session.app, session.shard
         guild_ids = [g for g in self.gateway.store.guilds_of(app.id)
-                     if (int(g) >> 22) % shard[1] == shard[0]]
+                     if (int(g) >> 22) % shards == shard_id]
         self.gateway.send(session, "READY", events.ready(
             app, session.id, self.url, guild_ids,
-            list(shard) if data.get("shard") is not None else None, self.version))
-        threshold = data.get("large_threshold")
+            [shard_id, shards] if identify.get("shard") is not None else None, self.version))
+        threshold = identify.get("large_threshold")
         threshold = threshold if isinstance(threshold, int) and 50 <= threshold <= 250 \
             else events.LARGE_THRESHOLD
         for guild_id in guild_ids:
             self.gateway.send(session, "GUILD_CREATE", events.guild_create(
                 self.gateway.store, app, guild_id,
-                members=has(intents, Intent.GUILD_MEMBERS), large_threshold=threshold))
+                members=has(session.intents, Intent.GUILD_MEMBERS), large_threshold=threshold))
         self.gateway.mark_ready(session)
 
     def _authenticate(self, token: Any) -> tuple[Any, str]:
@@ -182,40 +188,63 @@ class Connection:
     def _request_members(self, data: Any) -> None:
         session = self.session
         assert session is not None
-        if not isinstance(data, dict):
-            raise invalid(Op.REQUEST_GUILD_MEMBERS, "d must be an object")
-        guild_id = data.get("guild_id")
-        if isinstance(guild_id, list) and len(guild_id) == 1:
-            guild_id = guild_id[0]
-        user_ids = data.get("user_ids")
-        if isinstance(user_ids, str):
-            user_ids = [user_ids]
-        query, limit = data.get("query"), data.get("limit")
-        if not snowflake(guild_id):
-            raise invalid(Op.REQUEST_GUILD_MEMBERS, "guild_id must be one guild's id")
-        if user_ids is not None and not (isinstance(user_ids, list)
-                                         and all(map(snowflake, user_ids))):
-            raise invalid(Op.REQUEST_GUILD_MEMBERS, "user_ids must be snowflakes")
-        if user_ids is None and (not isinstance(query, str) or isinstance(limit, bool)
-                                 or not isinstance(limit, int) or limit < 0):
-            raise invalid(Op.REQUEST_GUILD_MEMBERS, "query (a string) and limit (an integer) "
-                          "are required without user_ids")
-        nonce = data.get("nonce")
-        if not isinstance(nonce, str) or len(nonce.encode()) > MAX_NONCE_BYTES:
-            nonce = None
-        everyone = user_ids is None and query == "" and limit == 0
-        if everyone and not has(session.intents, Intent.GUILD_MEMBERS):
+        request = _members_request(data)
+        if request.everyone and not has(session.intents, Intent.GUILD_MEMBERS):
             raise invalid(Op.REQUEST_GUILD_MEMBERS, "the whole member list needs the "
                           "GUILD_MEMBERS intent")
-        if guild_id not in self.gateway.store.guilds_of(session.app.id):
+        if request.guild_id not in self.gateway.store.guilds_of(session.app.id):
             return  # not one of the bot's guilds: Discord answers nothing
-        retry_after = self.gateway.members_requested(session, guild_id) if everyone else None
+        retry_after = self.gateway.members_requested(session, request.guild_id) \
+            if request.everyone else None
         if retry_after is not None:
             self.gateway.send(session, "RATE_LIMITED", {
                 "opcode": int(Op.REQUEST_GUILD_MEMBERS), "retry_after": round(retry_after, 3),
-                "meta": {"guild_id": guild_id, "nonce": nonce}})
+                "meta": {"guild_id": request.guild_id, "nonce": request.nonce}})
             return
         self.gateway.send(session, "GUILD_MEMBERS_CHUNK", events.members_chunk(
-            self.gateway.store, session.app, guild_id, query=query,
-            limit=0 if everyone else min(int(limit or MAX_QUERY_MEMBERS), MAX_QUERY_MEMBERS),
-            user_ids=user_ids[:MAX_QUERY_MEMBERS] if user_ids else user_ids, nonce=nonce))
+            self.gateway.store, session.app, request.guild_id, query=request.query,
+            limit=request.limit, user_ids=request.user_ids, nonce=request.nonce))
+
+
+@dataclass(frozen=True)
+class _MembersRequest:
+    """A REQUEST_GUILD_MEMBERS: ``limit`` 0 is no limit (the whole list, ``everyone``)."""
+
+    guild_id: str
+    query: str | None
+    limit: int
+    user_ids: list[str] | None
+    nonce: str | None
+
+    @property
+    def everyone(self) -> bool:
+        return self.user_ids is None and self.query == "" and self.limit == 0
+
+
+def _members_request(data: Any) -> _MembersRequest:
+    """Read REQUEST_GUILD_MEMBERS' ``d``; :class:`Closed` 4001 when it is not one."""
+    if not isinstance(data, dict):
+        raise invalid(Op.REQUEST_GUILD_MEMBERS, "d must be an object")
+    guild_id, user_ids = data.get("guild_id"), data.get("user_ids")
+    if isinstance(guild_id, list) and len(guild_id) == 1:
+        guild_id = guild_id[0]
+    if isinstance(user_ids, str):
+        user_ids = [user_ids]
+    query, limit = data.get("query"), data.get("limit")
+    if not snowflake(guild_id):
+        raise invalid(Op.REQUEST_GUILD_MEMBERS, "guild_id must be one guild's id")
+    if user_ids is not None and not (isinstance(user_ids, list)
+                                     and all(map(snowflake, user_ids))):
+        raise invalid(Op.REQUEST_GUILD_MEMBERS, "user_ids must be snowflakes")
+    if user_ids is None and (not isinstance(query, str) or isinstance(limit, bool)
+                             or not isinstance(limit, int) or limit < 0):
+        raise invalid(Op.REQUEST_GUILD_MEMBERS, "query (a string) and limit (an integer) "
+                      "are required without user_ids")
+    nonce = data.get("nonce")
+    if not isinstance(nonce, str) or len(nonce.encode()) > MAX_NONCE_BYTES:
+        nonce = None
+    everyone = user_ids is None and query == "" and limit == 0
+    return _MembersRequest(
+        str(guild_id), query if isinstance(query, str) else None,
+        0 if everyone else min(int(limit or MAX_QUERY_MEMBERS), MAX_QUERY_MEMBERS),
+        user_ids[:MAX_QUERY_MEMBERS] if user_ids else user_ids, nonce)
