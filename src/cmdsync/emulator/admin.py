@@ -38,8 +38,11 @@ No authentication; faults and rate limits never apply here.
   "slow_latency", "lost_rate"}, "limits":
   {"daily_creates", "daily_creates_status", "max_body_bytes",
   "interaction_deadline", "interaction_token_lifetime",
-  "verification_deadline"}}``; a PUT changes the sections it names, each
-  given in full or in part.
+  "verification_deadline"}, "gateway": {"heartbeat_interval" (ms),
+  "heartbeat_tolerance", "send_limit", "send_window", "identify_limit",
+  "guilds_per_shard", "resume_timeout", "replay_limit", "members_window",
+  "tick", "seed"}}`` (:class:`~cmdsync.emulator.gateway.GatewayConfig`); a PUT
+  changes the sections it names, each given in full or in part.
 
 Bad input answers 400 ``{"message": "...", "code": 0}``.
 
@@ -223,20 +226,23 @@ async def config(request: Request) -> Response:
 def current_config(emulator: Emulator) -> dict[str, Any]:
     return {"ratelimit": dataclasses.asdict(emulator.limiter.config),
             "faults": dataclasses.asdict(emulator.faults.config),
-            "limits": dataclasses.asdict(emulator.limits)}
+            "limits": dataclasses.asdict(emulator.limits),
+            "gateway": dataclasses.asdict(emulator.gateway.config)}
 
 
 def _configure(emulator: Emulator, body: Any) -> None:
     """Apply a config body; raises ValueError or TypeError naming the section and field,
     changing nothing, if a part of it is bad."""
-    if not isinstance(body, dict) or set(body) - {"ratelimit", "faults", "limits"}:
-        raise ValueError("expected an object with ratelimit, faults and/or limits")
+    if not isinstance(body, dict) or set(body) - {"ratelimit", "faults", "limits", "gateway"}:
+        raise ValueError("expected an object with ratelimit, faults, limits and/or gateway")
     ratelimit = _merge("ratelimit", emulator.limiter.config, body.get("ratelimit"))
     faults = _merge("faults", emulator.faults.config, body.get("faults"))
     limits = _merge("limits", emulator.limits, body.get("limits"))
+    gateway = _merge("gateway", emulator.gateway.config, body.get("gateway"))
     emulator.limiter.configure(ratelimit)
     emulator.faults.configure(faults)
     emulator.limits = limits
+    emulator.gateway.config = gateway
 
 
 def _merge(section: str, current: Any, changes: Any) -> Any:

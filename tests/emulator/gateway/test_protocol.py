@@ -372,3 +372,20 @@ async def test_random_payloads_get_an_answer_or_a_documented_close(raw: Any) -> 
                 break
         await client.socket.close()
     assert (await (await raw()).identify())["t"] == "READY"
+
+
+async def test_the_gateway_limits_are_set_through_the_admin_config(raw: Any,
+                                                                   served: Served) -> None:
+    with http_client(served[1]) as admin:
+        answer = admin.put("/_emulator/config", json={"gateway": {"send_limit": 2}})
+        bad = admin.put("/_emulator/config", json={"gateway": {"heartbeat_interval": 0}})
+    assert answer.json()["gateway"]["send_limit"] == 2
+    assert bad.json()["message"] == ("bad configuration: gateway.heartbeat_interval must be "
+                                     "a whole number from 1, not 0")
+    client = await raw()
+    await client.recv()
+    for _ in range(2):
+        await client.send({"op": 1, "d": None})
+        await client.recv()
+    await client.send({"op": 1, "d": None})
+    assert await client.closed() == (4008, "Rate limited: more than 2 payloads in 60 seconds")
