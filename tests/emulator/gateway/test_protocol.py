@@ -389,3 +389,18 @@ async def test_the_gateway_limits_are_set_through_the_admin_config(raw: Any,
         await client.recv()
     await client.send({"op": 1, "d": None})
     assert await client.closed() == (4008, "Rate limited: more than 2 payloads in 60 seconds")
+
+
+@pytest.mark.parametrize("gateway_config", [GatewayConfig(identify_limit=1)])
+async def test_identifies_past_the_days_limit_get_invalid_session(raw: Any,
+                                                                  served: Served) -> None:
+    await (await raw()).identify()
+    client = await raw()
+    await client.recv()
+    await client.send({"op": 2, "d": {"token": BOT_TOKEN, "intents": 1, "properties": {}}})
+    assert await client.recv() == {"op": 9, "d": False, "s": None, "t": None}
+    with http_client(f"{served[1]}/api/v10") as api:
+        limit = api.get("/gateway/bot", headers=BOT).json()["session_start_limit"]
+    assert (limit["total"], limit["remaining"]) == (1, 0)
+    served[2].advance(86_400)  # a day later
+    assert (await (await raw()).identify())["t"] == "READY"
