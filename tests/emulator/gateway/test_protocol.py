@@ -404,3 +404,13 @@ async def test_identifies_past_the_days_limit_get_invalid_session(raw: Any,
     assert (limit["total"], limit["remaining"]) == (1, 0)
     served[2].advance(86_400)  # a day later
     assert (await (await raw()).identify())["t"] == "READY"
+
+
+async def test_a_reset_forgets_sessions_waiting_for_a_resume(raw: Any, served: Served) -> None:
+    session_id, seq = await resumed_session(raw, served)
+    served[0].reset()
+    client = await raw()
+    await client.recv()
+    await client.send({"op": 6, "d": {"token": BOT_TOKEN, "session_id": session_id,
+                                      "seq": seq}})
+    assert await client.recv() == {"op": 9, "d": False, "s": None, "t": None}

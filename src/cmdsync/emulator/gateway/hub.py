@@ -142,10 +142,13 @@ class Gateway:
         self._outlets: set[Outlet] = set()
 
     def reset(self) -> None:
-        """Forget IDENTIFY counts and member-request times (sessions stay connected)."""
+        """Forget IDENTIFY counts, member-request times and every session not connected
+        (a RESUME of one gets INVALID_SESSION); connected bots stay connected."""
         with self._lock:
             self._identifies.clear()
             self._member_requests.clear()
+            self._sessions = {key: s for key, s in self._sessions.items()
+                              if s.outlet is not None and not s.ended}
 
     # -- sessions ----------------------------------------------------------------
 
