@@ -192,3 +192,47 @@ def test_subcommands_context_menus_autocomplete_and_modals(pytester: pytest.Pyte
     pytester.makepyfile(test_kinds=KINDS_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
     result.assert_outcomes(passed=1)
+
+
+HIKARI_BOT = '''
+import hikari
+import pytest
+
+from cmdsync.emulator.seed import default_seed
+from cmdsync.testing import discord_shaped_token
+
+TOKEN = discord_shaped_token("111111111111111111")
+
+
+@pytest.fixture
+def discord_seed():
+    seed = default_seed()
+    seed["applications"][0]["bot_token"] = TOKEN
+    return seed
+
+
+@pytest.mark.asyncio
+async def test_hikari_gateway_bot(discord_emulator):
+    bot = hikari.GatewayBot(TOKEN, rest_url=discord_emulator.api_url, banner=None,
+                            intents=hikari.Intents.GUILDS)
+
+    @bot.listen(hikari.InteractionCreateEvent)
+    async def on_interaction(event):
+        await event.interaction.create_initial_response(
+            hikari.ResponseType.MESSAGE_CREATE, "pong from hikari")
+
+    async with discord_emulator.connect(bot):
+        await bot.rest.set_application_commands(
+            discord_emulator.application_id,
+            [bot.rest.slash_command_builder("ping", "Check the bot is alive")])
+        result = await discord_emulator.invoke("/ping")
+    assert result.content == "pong from hikari"
+'''
+
+
+def test_a_hikari_gateway_bot(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("hikari")  # hikari needs Python 3.11 or newer
+    pytest.importorskip("pytest_asyncio")
+    pytester.makepyfile(test_hikari_bot=HIKARI_BOT)
+    result = pytester.runpytest_subprocess("-q", "-p", "asyncio")
+    result.assert_outcomes(passed=1)

@@ -13,6 +13,7 @@ a few lines::
 See :class:`DiscordEmulator` and :class:`Invocation`.
 """
 
+from cmdsync.emulator.gateway.clients import discord_shaped_token
 from cmdsync.testing.emulator import DiscordEmulator, Invocation, InvocationFailed
 
-__all__ = ["DiscordEmulator", "Invocation", "InvocationFailed"]
+__all__ = ["DiscordEmulator", "Invocation", "InvocationFailed", "discord_shaped_token"]

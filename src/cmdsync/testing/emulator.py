@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, final
 
 from cmdsync.emulator import seed as seeds
+from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
 
 EPHEMERAL, LOADING = 1 << 6, 1 << 7
@@ -28,8 +29,8 @@ CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
                   5: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE", 6: "DEFERRED_UPDATE_MESSAGE",
                   7: "UPDATE_MESSAGE", 8: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
                   9: "MODAL", 10: "PREMIUM_REQUIRED", 12: "LAUNCH_ACTIVITY"}
-_ORIGINAL_TYPES = (20, 23)
-GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
+_ORIGINAL_TYPES = (20, 23)  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
+GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
 
 
 class InvocationFailed(AssertionError):
@@ -156,7 +157,9 @@ class DiscordEmulator:
         :attr:`api_url` meanwhile, it logs in with :attr:`bot_token`, and it waits
         :data:`GUILD_READY` seconds, not 2, for more guilds after the last), or a
         hikari ``GatewayBot`` made with ``rest_url=discord_emulator.api_url``
-        and ``token=discord_emulator.bot_token``. ``timeout`` is in seconds.
+        and ``token=discord_emulator.bot_token`` (hikari reads the application
+        id from the token: seed the application with
+        :func:`discord_shaped_token`). ``timeout`` is in seconds.
         Raises :class:`TimeoutError` when the bot is not ready in time, and
         :class:`TypeError` for another kind of bot.
         """
@@ -165,44 +168,34 @@ class DiscordEmulator:
             async with self._hikari(bot, timeout):
                 yield bot
             return
-        route = _route_class(library)
-        if route is None:
+        if library not in LIBRARIES:
             raise TypeError(f"{type(bot).__name__} is not a discord.py, py-cord, nextcord, "
                             "disnake or hikari bot")
-        attribute = "BASE" if hasattr(route, "BASE") else "base"
-        previous = getattr(route, attribute)
-        setattr(route, attribute, self.api_url)
-        socket = _websocket_class(library)  # discord.py connects to a default gateway URL
-        default_gateway = getattr(socket, "DEFAULT_GATEWAY", None)
-        if default_gateway is not None:
-            socket.DEFAULT_GATEWAY = type(default_gateway)(self.gateway_url)
         state = getattr(bot, "_connection", None)
         if state is not None and getattr(state, "guild_ready_timeout", 0) > GUILD_READY:
             # the library waits this long after the last GUILD_CREATE before it is ready
             # (2 s by default); the emulator sends them all at once
             state.guild_ready_timeout = GUILD_READY
         running: asyncio.Task[Any] | None = None
-        try:
-            await bot.login(self.bot_token)
-            running = asyncio.create_task(bot.connect(reconnect=True))
-            ready = asyncio.create_task(bot.wait_until_ready())
-            done, _ = await asyncio.wait({running, ready}, timeout=timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if running in done:  # it stopped before it was ready: its own error says why
-                ready.cancel()
-                running.result()
-            if ready not in done:
-                ready.cancel()
-                raise TimeoutError(f"the bot was not ready within {timeout:g} s")
-            yield bot
-        finally:
-            await bot.close()
-            if running is not None:
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await asyncio.wait_for(running, timeout)
-            setattr(route, attribute, previous)
-            if default_gateway is not None:
-                socket.DEFAULT_GATEWAY = default_gateway
+        with pointed_at(self.base_url, libraries=(library,)):
+            try:
+                await bot.login(self.bot_token)
+                running = asyncio.create_task(bot.connect(reconnect=True))
+                ready = asyncio.create_task(bot.wait_until_ready())
+                done, _ = await asyncio.wait({running, ready}, timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if running in done:  # it stopped before it was ready: its error says why
+                    ready.cancel()
+                    running.result()
+                if ready not in done:
+                    ready.cancel()
+                    raise TimeoutError(f"the bot was not ready within {timeout:g} s")
+                yield bot
+            finally:
+                await bot.close()
+                if running is not None:
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await asyncio.wait_for(running, timeout)
 
     @contextlib.asynccontextmanager
     async def _hikari(self, bot: Any, timeout: float) -> AsyncIterator[None]:
@@ -211,7 +204,7 @@ class DiscordEmulator:
         if not url.startswith(self.api_url):
             raise TypeError("make the hikari GatewayBot with rest_url=discord_emulator.api_url "
                             "(hikari takes it only when the bot is made)")
-        await asyncio.wait_for(bot.start(), timeout)
+        await asyncio.wait_for(bot.start(check_for_updates=False), timeout)
         try:
             yield
         finally:
@@ -264,25 +257,6 @@ class DiscordEmulator:
         if invoked.exchange.get("failure"):
             raise InvocationFailed(f"This interaction failed: {invoked.exchange['failure']}")
         return Invocation.from_exchange(invoked.exchange)
-
-
-def _route_class(library: str) -> Any:
-    """The ``http.Route`` class of a discord.py-family library, or None."""
-    if library not in ("discord", "nextcord", "disnake"):
-        return None
-    import importlib
-
-    return getattr(importlib.import_module(f"{library}.http"), "Route", None)
-
-
-def _websocket_class(library: str) -> Any:
-    """The ``gateway.DiscordWebSocket`` class of a discord.py-family library, or None."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(f"{library}.gateway"), "DiscordWebSocket", None)
-    except ImportError:
-        return None
 
 
 def _seed(seed: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any]:
