@@ -1,22 +1,25 @@
 """Discord's user, member, role and channel objects, built from the seed's fixtures.
 
+One builder per object, used by the REST routes and the gateway's dispatches
+alike (``GET /channels/{id}`` and GUILD_CREATE give the same channel).
 Shapes: openapi.json ``UserResponse``, ``GuildMemberResponse``,
 ``GuildRoleResponse``, ``GuildChannelResponse`` and ``ThreadResponse``
-(Discord's "User", "Guild" and "Channel" resource docs). What the fixtures
-do not model takes Discord's values for a new object: no avatar, no
-colour, no topic, no slowmode, no permission overwrites; every member
-joined at :data:`~cmdsync.emulator.invocation.JOINED_AT`; a role's and a
-channel's ``position`` is its place among the guild's fixtures.
+(Discord's "User", "Guild", "Channel" and "Permissions > Role Object" docs).
+What the fixtures do not model takes Discord's values for a new object: no
+avatar, no colour, no topic, no slowmode, no permission overwrites; every
+member joined at :data:`~cmdsync.emulator.invocation.JOINED_AT`; a role's and
+a channel's ``position`` is its place among the guild's fixtures.
 
 A bot's DM channel with a seeded user (``type`` 1) has the id the user's BOT_DM
 interactions carry (:func:`~cmdsync.emulator.invocation.dm_channel_id`).
 
 Each channel type carries the fields Discord sends for it: text and
-announcement channels ``topic``, ``nsfw``, ``last_message_id`` (and
-slowmode for text), voice and stage channels ``bitrate``, ``user_limit``,
-``rtc_region``, forums their tag and layout settings, threads their
+announcement channels ``topic``, ``nsfw``, ``last_message_id``,
+``last_pin_timestamp`` and their threads' defaults (and slowmode for text),
+voice and stage channels ``bitrate``, ``user_limit``, ``rtc_region``,
+``video_quality_mode``, forums their tag and layout settings, threads their
 ``thread_metadata`` (a thread fixture's ``parent_id`` is the guild's first
-text channel, as fixtures do not name one).
+text channel, as fixtures do not name one; its owner is the guild's).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ THREADS = (ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD,
            ChannelType.PRIVATE_THREAD)
 # Channels no message can be sent to: a category, and forums (they take threads).
 NOT_TEXT = (ChannelType.GUILD_CATEGORY, *_FORUMS)
+_AUTO_ARCHIVE = 4320  # minutes: a new channel's default_auto_archive_duration, its threads'
 
 
 def user(store: Store, user_id: str) -> dict[str, Any] | None:
@@ -49,11 +53,19 @@ def user(store: Store, user_id: str) -> dict[str, Any] | None:
 
 
 def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
-    """A guild member fixture as ``GuildMemberResponse``, or None."""
+    """A guild member fixture as ``GuildMemberResponse``, or None (no such member,
+    or a user neither seeded nor an application's bot)."""
     fixture = store.fixture("member", guild_id, user_id)
-    person = user(store, user_id)
-    if fixture is None or person is None:
+    if fixture is None or user(store, user_id) is None:
         return None
+    return guild_member(store, fixture)
+
+
+def guild_member(store: Store, fixture: Mapping[str, Any]) -> dict[str, Any]:
+    """A member fixture (``{"user_id", "nick", "roles"}``) as Discord's "Guild Member"
+    object, for REST and the gateway alike; a user nobody seeded gets a bare profile."""
+    user_id = fixture["user_id"]
+    person = user(store, user_id) or profiles.user(user_id, username=None, global_name=None)
     return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
             "joined_at": JOINED_AT, "nick": fixture.get("nick"), "pending": False,
             "premium_since": None, "roles": list(fixture.get("roles") or []),
@@ -61,14 +73,22 @@ def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
 
 
 def roles(store: Store, guild_id: str) -> list[dict[str, Any]]:
-    """The guild's roles (``GuildRoleResponse``), ``@everyone`` first at position 0."""
-    fixtures = sorted(store.fixtures("role", guild_id), key=lambda r: r["id"] != guild_id)
-    return [{"id": role["id"], "name": role["name"], "permissions": role["permissions"],
-             "position": position, "color": 0,
-             "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-             "hoist": False, "managed": False, "mentionable": False, "icon": None,
-             "unicode_emoji": None, "flags": 0}
-            for position, role in enumerate(fixtures)]
+    """The guild's roles (``GuildRoleResponse``), ``@everyone`` first at position 0
+    (one without permissions when the seed names none: every guild has it)."""
+    fixtures = store.fixtures("role", guild_id)
+    if not any(r["id"] == guild_id for r in fixtures):
+        fixtures = [{"id": guild_id, "name": "@everyone", "permissions": "0"}, *fixtures]
+    ordered = sorted(fixtures, key=lambda r: r["id"] != guild_id)
+    return [role(fixture, position) for position, fixture in enumerate(ordered)]
+
+
+def role(fixture: Mapping[str, Any], position: int) -> dict[str, Any]:
+    """A role fixture as Discord's "Permissions > Role Object" (``GuildRoleResponse``)."""
+    return {"id": fixture["id"], "name": fixture["name"],
+            "permissions": str(fixture["permissions"]), "position": position, "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False, "managed": False, "mentionable": False, "icon": None,
+            "unicode_emoji": None, "flags": 0}
 
 
 def channels(store: Store, guild_id: str) -> list[dict[str, Any]]:
@@ -91,33 +111,60 @@ def find_channel(store: Store, channel_id: str) -> tuple[str, dict[str, Any]] | 
 
 def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: int,
             siblings: list[dict[str, Any]]) -> dict[str, Any]:
-    """One channel fixture as Discord returns it; see the module docstring."""
+    """One channel fixture as Discord sends it, over REST and in GUILD_CREATE alike:
+    a thread (:func:`thread`) or a guild channel with the fields of its type (see
+    the module docstring). ``position`` is its index in ``siblings``, the guild's
+    channel fixtures."""
+    if int(fixture["type"]) in THREADS:
+        return thread(store, guild_id, fixture, siblings)
+    return guild_channel(guild_id, fixture, position)
+
+
+def guild_channel(guild_id: str, fixture: Mapping[str, Any], position: int
+                  ) -> dict[str, Any]:
+    """A guild channel (not a thread) as ``GuildChannelResponse``."""
     kind = int(fixture["type"])
     body: dict[str, Any] = {"id": fixture["id"], "type": kind, "flags": 0,
-                            "guild_id": guild_id, "name": fixture["name"]}
-    if kind in THREADS:
-        parent = next((c["id"] for c in siblings if c["type"] == ChannelType.GUILD_TEXT), None)
-        body.update(parent_id=parent, last_message_id=None, rate_limit_per_user=0,
-                    owner_id=_owner(store, guild_id), message_count=0, member_count=0,
-                    total_message_sent=0, thread_metadata={
-                        "archived": False, "archive_timestamp": JOINED_AT,
-                        "auto_archive_duration": 1440, "locked": False,
-                        "create_timestamp": JOINED_AT})
-        return body
-    body.update(position=position, permission_overwrites=[], parent_id=None)
+                            "guild_id": guild_id, "name": fixture["name"],
+                            "position": position, "permission_overwrites": [],
+                            "parent_id": None}
     if kind != ChannelType.GUILD_CATEGORY:
         body.update(last_message_id=None, nsfw=False)
-    if kind in _TEXT:
-        body["topic"] = None
     if kind == ChannelType.GUILD_TEXT or kind in _VOICE or kind in _FORUMS:
         body["rate_limit_per_user"] = 0
+    if kind in _TEXT or kind in _VOICE:
+        body["last_pin_timestamp"] = None
+    if kind in _TEXT:
+        body.update(topic=None, default_thread_rate_limit_per_user=0,
+                    default_auto_archive_duration=_AUTO_ARCHIVE)
     if kind in _VOICE:
-        body.update(bitrate=64000, user_limit=0, rtc_region=None)
+        body.update(bitrate=64000, user_limit=0, rtc_region=None, video_quality_mode=1)
     if kind in _FORUMS:
         body.update(topic=None, available_tags=[], default_reaction_emoji=None,
                     default_sort_order=None, default_forum_layout=0,
-                    default_thread_rate_limit_per_user=0)
+                    default_thread_rate_limit_per_user=0,
+                    default_auto_archive_duration=_AUTO_ARCHIVE)
     return body
+
+
+def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
+           siblings: list[dict[str, Any]]) -> dict[str, Any]:
+    """A thread fixture as ``ThreadResponse``: started by the guild's owner in the
+    guild's first text channel (else its first announcement channel), as seeds name
+    neither; ``invitable`` only on a private thread."""
+    parents = [c["id"] for kind in (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
+               for c in siblings if c["type"] == kind]
+    metadata: dict[str, Any] = {"archived": False, "archive_timestamp": JOINED_AT,
+                                "auto_archive_duration": _AUTO_ARCHIVE, "locked": False,
+                                "create_timestamp": JOINED_AT}
+    if int(fixture["type"]) == ChannelType.PRIVATE_THREAD:
+        metadata["invitable"] = True
+    return {"id": fixture["id"], "type": int(fixture["type"]), "flags": 0,
+            "guild_id": guild_id, "name": fixture["name"],
+            "parent_id": parents[0] if parents else None, "last_message_id": None,
+            "rate_limit_per_user": 0, "owner_id": _owner(store, guild_id),
+            "message_count": 0, "member_count": 1, "total_message_sent": 0,
+            "thread_metadata": metadata}
 
 
 def dm_channel(store: Store, user_id: str) -> dict[str, Any] | None:

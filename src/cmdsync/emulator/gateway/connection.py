@@ -202,7 +202,7 @@ class Connection:
                 "meta": {"guild_id": request.guild_id, "nonce": request.nonce}})
             return
         self.gateway.send(session, "GUILD_MEMBERS_CHUNK", events.members_chunk(
-            self.gateway.store, session.app, request.guild_id, query=request.query,
+            self.gateway.store, request.guild_id, query=request.query,
             limit=request.limit, user_ids=request.user_ids, nonce=request.nonce))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from cmdsync.emulator.gateway import events
+from cmdsync.emulator import objects
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.gateway.protocol import Intent
 
@@ -56,13 +56,11 @@ def remove(gateway: Gateway, guild_id: str, user_id: str) -> bool:
         return False
     with store.transaction() as db:
         store.delete_fixture(db, "member", guild_id, user_id)
+    body = {"guild_id": guild_id, "user": objects.guild_member(store, member)["user"]}
     for app_id in _installed(gateway, guild_id):
-        app = store.application(app_id)
-        if app is not None:
-            body = events.member(store, guild_id, member, app)
-            gateway.dispatch(app_id, "GUILD_MEMBER_REMOVE", {
-                "guild_id": guild_id, "user": body["user"]}, guild_id=guild_id,
-                intent=Intent.GUILD_MEMBERS)
+        if store.application(app_id) is not None:
+            gateway.dispatch(app_id, "GUILD_MEMBER_REMOVE", body, guild_id=guild_id,
+                             intent=Intent.GUILD_MEMBERS)
     return True
 
 
@@ -73,12 +71,11 @@ def _installed(gateway: Gateway, guild_id: str) -> list[str]:
 
 def _to_installed(gateway: Gateway, guild_id: str, event: str, member: dict[str, Any]
                   ) -> int:
+    body = objects.guild_member(gateway.store, member) | {"guild_id": guild_id}
     sent = 0
     for app_id in dict.fromkeys(_installed(gateway, guild_id)):
-        app = gateway.store.application(app_id)
-        if app is None:
+        if gateway.store.application(app_id) is None:
             continue
-        body = events.member(gateway.store, guild_id, member, app) | {"guild_id": guild_id}
         sent += gateway.dispatch(app_id, event, body, guild_id=guild_id,
                                  intent=Intent.GUILD_MEMBERS)
     return sent
