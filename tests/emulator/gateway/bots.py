@@ -1,4 +1,6 @@
-"""Real gateway bots in a thread of their own, against a served emulator (no tests here)."""
+"""Real gateway bots in a thread of their own, against a served emulator (no tests here):
+the emulator served with guild commands, each library's client built with a ``ready``
+event, and ``cmdsync invoke`` run against it."""
 
 from __future__ import annotations
 
@@ -10,10 +12,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import discord
+import pytest
 
-from cmdsync.emulator import Emulator
+from cmdsync.emulator import Emulator, Limits, create_app, new_emulator
 from cmdsync.emulator.gateway.clients import pointed_at
+from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID
+from cmdsync.emulator.server import BackgroundServer
+from tests.support.cli import clean_environment, run
+from tests.support.emulator import APP, GUILD, GUILD_COMMANDS, USER_ID, http_client
 
+Invoke = Callable[..., tuple[int, str, str]]
 WAIT = 30  # seconds a bot may take to log in on a busy machine (a bound, never a pause)
 
 
@@ -82,3 +90,80 @@ def wait_ready(emulator: Emulator, app_id: str, ready: threading.Event,
         if not running.thread.is_alive() or time.monotonic() > deadline:
             raise AssertionError(f"the bot did not get ready: {running.error!r}")
     emulator.gateway.wait_ready(app_id, timeout=WAIT)
+
+
+@contextmanager
+def served_with(commands: list[dict[str, Any]], *, seed: dict[str, Any] | None = None,
+                token: str = BOT_TOKEN) -> Iterator[tuple[Emulator, str]]:
+    """``(emulator, base_url)``: served with ``commands`` as the seeded guild's commands,
+    and a generous interaction deadline (a busy machine never fails a bot that answers)."""
+    emulator = new_emulator(seed=seed, limits=Limits(interaction_deadline=30))
+    with BackgroundServer(create_app(emulator)) as base:
+        with http_client(f"{base}/api/v10", headers={"Authorization": f"Bot {token}"}
+                         ) as api:
+            assert api.put(GUILD_COMMANDS, json=commands).status_code == 200
+        yield emulator, base
+
+
+@contextmanager
+def discord_py_bot(commands: list[dict[str, Any]], client: discord.Client,
+                   ready: threading.Event) -> Iterator[tuple[Emulator, str, BotThread]]:
+    """``(emulator, base_url, running)``: :func:`served_with` ``commands``, and
+    ``client`` logged in with the seed's bot token until ``ready`` is set."""
+    with served_with(commands) as (emulator, base), \
+            discord_py(client, f"{base}/api/v10", BOT_TOKEN) as running:
+        wait_ready(emulator, APP, ready, running)
+        yield emulator, base, running
+
+
+def discord_py_client() -> tuple[discord.Client, threading.Event]:
+    """A discord.py client with the default intents, and an event set when it is ready."""
+    client = discord.Client(intents=discord.Intents.default(), guild_ready_timeout=0.05)
+    ready = threading.Event()
+
+    @client.event
+    async def on_ready() -> None:
+        ready.set()
+
+    return client, ready
+
+
+def disnake_client(disnake: Any) -> tuple[Any, asyncio.AbstractEventLoop, threading.Event]:
+    """A disnake client with the default intents, the loop it must run in (disnake takes
+    the current loop when built) and an event set when it is ready."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
+    finally:
+        asyncio.set_event_loop(None)
+    ready = threading.Event()
+
+    @client.event
+    async def on_ready() -> None:
+        ready.set()
+
+    return client, loop, ready
+
+
+def invoker(base: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+            *leading: str, token: str | None = None) -> Invoke:
+    """``cmdsync invoke`` against the emulator at ``base`` in a clean environment (with
+    ``DISCORD_BOT_TOKEN`` when ``token`` is given): ``(exit code, stdout, stderr)`` of
+    ``invoke(*args)``, ``leading`` arguments first."""
+    clean_environment(monkeypatch)
+    if token is not None:
+        monkeypatch.setenv("DISCORD_BOT_TOKEN", token)
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        return run(capsys, "invoke", "--api-url", f"{base}/api/v10", *leading, *args)
+
+    return invoke
+
+
+def ping_answered(reply: str) -> str:
+    """What ``cmdsync invoke --guild GUILD /ping`` prints when the bot answers ``reply``."""
+    return (f"Invoked /ping in guild {GUILD}, channel {CHANNEL_ID} as owner ({USER_ID})\n"
+            "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+            "Reply:\n"
+            f"  {reply}\n")

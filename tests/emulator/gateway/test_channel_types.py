@@ -3,20 +3,18 @@ each library's cache reads them (issue 23, part 1): discord.py, disnake and hika
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-import discord
 import pytest
 
 from cmdsync.emulator import Emulator, create_app, new_emulator
 from cmdsync.emulator.gateway.clients import discord_shaped_token, pointed_at
 from cmdsync.emulator.seed import GUILD_ID, default_seed
 from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.gateway.bots import BotThread, wait_ready
+from tests.emulator.gateway.bots import BotThread, discord_py_client, disnake_client, wait_ready
 from tests.support.emulator import APP
 
 TYPES = {0: "text", 2: "voice", 4: "category", 5: "news", 10: "news_thread",
@@ -39,9 +37,7 @@ def served() -> Iterator[tuple[Emulator, str]]:
 
 
 def test_discord_py_reads_every_channel_type(served: tuple[Emulator, str]) -> None:
-    client = discord.Client(intents=discord.Intents.default(), guild_ready_timeout=0.05)
-    ready = threading.Event()
-    client.event(_setter(ready, "on_ready"))
+    client, ready = discord_py_client()
     with pointed_at(served[1], libraries=("discord",)), \
             BotThread(lambda: client.start(TOKEN), client.close) as running:
         wait_ready(served[0], APP, ready, running)
@@ -59,15 +55,7 @@ def test_discord_py_reads_every_channel_type(served: tuple[Emulator, str]) -> No
 
 
 def test_disnake_reads_every_channel_type(served: tuple[Emulator, str]) -> None:
-    disnake = pytest.importorskip("disnake")
-    loop = asyncio.new_event_loop()  # disnake takes the current loop when built
-    asyncio.set_event_loop(loop)
-    try:
-        client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
-    finally:
-        asyncio.set_event_loop(None)
-    ready = threading.Event()
-    client.event(_setter(ready, "on_ready"))
+    client, loop, ready = disnake_client(pytest.importorskip("disnake"))
     with pointed_at(served[1], libraries=("disnake",)), \
             BotThread(lambda: client.start(TOKEN), client.close, loop) as running:
         wait_ready(served[0], APP, ready, running)
@@ -97,11 +85,3 @@ def test_hikari_reads_every_channel_type(served: tuple[Emulator, str]) -> None:
         assert guild is not None
         assert len(guild.get_channels()) == 7  # no directory
         assert len(bot.cache.get_threads_view_for_guild(int(GUILD_ID))) == 3
-
-
-def _setter(event: threading.Event, name: str) -> Any:
-    async def handler() -> None:
-        event.set()
-
-    handler.__name__ = name
-    return handler

@@ -14,12 +14,15 @@ import httpx
 import pytest
 from discord import app_commands
 
-from cmdsync.emulator import Limits, create_app, new_emulator
-from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID, MEMBER_ID, USER_TOKEN
-from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.gateway.bots import BotThread, discord_py, wait_ready
-from tests.support.cli import clean_environment, run
-from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, USER_ID, chat, http_client
+from cmdsync.emulator.seed import BOT_TOKEN, MEMBER_ID, USER_TOKEN
+from tests.emulator.gateway.bots import (
+    BotThread,
+    discord_py_bot,
+    discord_py_client,
+    invoker,
+    ping_answered,
+)
+from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, chat, http_client
 from tests.support.emulator import option as option_body
 
 MESSAGE_ID = "222222222222222226"
@@ -32,14 +35,9 @@ COMMANDS = [
 
 def build_bot() -> tuple[discord.Client, threading.Event]:
     """A discord.py bot with the commands above as guild commands."""
-    client = discord.Client(intents=discord.Intents.default(), guild_ready_timeout=0.05)
+    client, ready = discord_py_client()
     tree = app_commands.CommandTree(client)
     guild = discord.Object(int(GUILD))
-    ready = threading.Event()
-
-    @client.event
-    async def on_ready() -> None:
-        ready.set()
 
     @tree.command(guild=guild)
     async def ping(interaction: discord.Interaction) -> None:
@@ -96,26 +94,15 @@ def build_bot() -> tuple[discord.Client, threading.Event]:
 @pytest.fixture(scope="module")
 def world() -> Iterator[dict[str, Any]]:
     """A served emulator with the commands, and the discord.py bot connected to it."""
-    emulator = new_emulator(limits=Limits(interaction_deadline=30))
-    with BackgroundServer(create_app(emulator)) as base:
-        with http_client(f"{base}/api/v10", headers=BOT) as api:
-            assert api.put(GUILD_COMMANDS, json=COMMANDS).status_code == 200
-        client, ready = build_bot()
-        with discord_py(client, f"{base}/api/v10", BOT_TOKEN) as running:
-            wait_ready(emulator, APP, ready, running)
-            yield {"base": base, "client": client, "bot": running, "emulator": emulator}
+    client, ready = build_bot()
+    with discord_py_bot(COMMANDS, client, ready) as (emulator, base, running):
+        yield {"base": base, "client": client, "bot": running, "emulator": emulator}
 
 
 @pytest.fixture
 def invoke(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
            capsys: pytest.CaptureFixture[str]) -> Any:
-    clean_environment(monkeypatch)
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
-
-    def cli(*args: str) -> tuple[int, str, str]:
-        return run(capsys, "invoke", "--api-url", f"{world['base']}/api/v10", *args)
-
-    return cli
+    return invoker(world["base"], monkeypatch, capsys, token=BOT_TOKEN)
 
 
 def test_the_cache_holds_the_seeded_guild_its_roles_and_channels(
@@ -138,12 +125,7 @@ def test_the_cache_holds_the_seeded_guild_its_roles_and_channels(
 
 def test_a_slash_command_arrives_and_its_answer_is_printed(invoke: Any) -> None:
     code, out, err = invoke("--guild", GUILD, "/ping")
-    assert (code, err) == (0, "")
-    assert out == (f"Invoked /ping in guild {GUILD}, channel {CHANNEL_ID} as owner "
-                   f"({USER_ID})\n"
-                   "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
-                   "Reply:\n"
-                   "  pong\n")
+    assert (code, out, err) == (0, ping_answered("pong"), "")
 
 
 def test_options_and_the_invoking_member(invoke: Any) -> None:

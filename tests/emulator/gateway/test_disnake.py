@@ -4,41 +4,30 @@ command run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4)."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from cmdsync.emulator import Limits, create_app, new_emulator
 from cmdsync.emulator.gateway.clients import pointed_at
-from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID
-from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.gateway.bots import BotThread, wait_ready
-from tests.support.cli import clean_environment, run
-from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, USER_ID, chat, http_client
+from cmdsync.emulator.seed import BOT_TOKEN
+from tests.emulator.gateway.bots import (
+    BotThread,
+    disnake_client,
+    invoker,
+    ping_answered,
+    served_with,
+    wait_ready,
+)
+from tests.support.emulator import APP, GUILD, chat
 
 disnake = pytest.importorskip("disnake")
 
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[dict[str, Any]]:
-    emulator = new_emulator(limits=Limits(interaction_deadline=30))
-    with BackgroundServer(create_app(emulator)) as base:
-        with http_client(f"{base}/api/v10", headers=BOT) as api:
-            assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200
-        loop = asyncio.new_event_loop()  # disnake takes the current loop when built
-        asyncio.set_event_loop(loop)
-        try:
-            client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
-        finally:
-            asyncio.set_event_loop(None)
-        ready = threading.Event()
-
-        @client.event
-        async def on_ready() -> None:
-            ready.set()
+    with served_with([chat("ping")]) as (emulator, base):
+        client, loop, ready = disnake_client(disnake)
 
         @client.event
         async def on_application_command(interaction: Any) -> None:
@@ -61,12 +50,5 @@ def test_disnake_caches_the_seeded_guild(world: dict[str, Any]) -> None:
 def test_disnake_answers_an_invoked_command(world: dict[str, Any],
                                             monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    clean_environment(monkeypatch)
-    code, out, err = run(capsys, "invoke", "--api-url", f"{world['base']}/api/v10",
-                         "--guild", GUILD, "/ping")
-    assert (code, err) == (0, "")
-    assert out == (f"Invoked /ping in guild {GUILD}, channel {CHANNEL_ID} as owner "
-                   f"({USER_ID})\n"
-                   "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
-                   "Reply:\n"
-                   "  pong from disnake in Emulator Guild\n")
+    code, out, err = invoker(world["base"], monkeypatch, capsys)("--guild", GUILD, "/ping")
+    assert (code, out, err) == (0, ping_answered("pong from disnake in Emulator Guild"), "")

@@ -15,12 +15,9 @@ import discord
 import pytest
 from discord import app_commands
 
-from cmdsync.emulator import Limits, create_app, new_emulator
 from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID, MEMBER_ID
-from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.gateway.bots import discord_py, wait_ready
-from tests.support.cli import clean_environment, run
-from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, chat, http_client
+from tests.emulator.gateway.bots import discord_py_bot, discord_py_client, invoker
+from tests.support.emulator import APP, GUILD, chat, http_client
 from tests.support.emulator import option as option_body
 
 COMMANDS = [chat("announce"), chat("whois", options=[option_body("who", 6, required=True)]),
@@ -28,14 +25,9 @@ COMMANDS = [chat("announce"), chat("whois", options=[option_body("who", 6, requi
 
 
 def build_bot() -> tuple[discord.Client, threading.Event]:
-    client = discord.Client(intents=discord.Intents.default(), guild_ready_timeout=0.05)
+    client, ready = discord_py_client()
     tree = app_commands.CommandTree(client)
     guild = discord.Object(int(GUILD))
-    ready = threading.Event()
-
-    @client.event
-    async def on_ready() -> None:
-        ready.set()
 
     @tree.command(guild=guild)
     async def announce(interaction: discord.Interaction) -> None:
@@ -82,27 +74,15 @@ def build_bot() -> tuple[discord.Client, threading.Event]:
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[dict[str, Any]]:
-    emulator = new_emulator(limits=Limits(interaction_deadline=30))
-    with BackgroundServer(create_app(emulator)) as base:
-        with http_client(f"{base}/api/v10", headers=BOT) as api:
-            assert api.put(GUILD_COMMANDS, json=COMMANDS).status_code == 200
-        client, ready = build_bot()
-        with discord_py(client, f"{base}/api/v10", BOT_TOKEN) as running:
-            wait_ready(emulator, APP, ready, running)
-            yield {"base": base}
+    client, ready = build_bot()
+    with discord_py_bot(COMMANDS, client, ready) as (_, base, _):
+        yield {"base": base}
 
 
 @pytest.fixture
 def invoke(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
            capsys: pytest.CaptureFixture[str]) -> Any:
-    clean_environment(monkeypatch)
-    monkeypatch.setenv("DISCORD_BOT_TOKEN", BOT_TOKEN)
-
-    def cli(*args: str) -> tuple[int, str, str]:
-        return run(capsys, "invoke", "--api-url", f"{world['base']}/api/v10", "--guild", GUILD,
-                   *args)
-
-    return cli
+    return invoker(world["base"], monkeypatch, capsys, "--guild", GUILD, token=BOT_TOKEN)
 
 
 def sent(world: dict[str, Any], **query: str) -> list[dict[str, Any]]:

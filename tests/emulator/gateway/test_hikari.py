@@ -14,13 +14,10 @@ from typing import Any
 
 import pytest
 
-from cmdsync.emulator import Limits, create_app, new_emulator
 from cmdsync.emulator.gateway.clients import discord_shaped_token
-from cmdsync.emulator.seed import CHANNEL_ID, default_seed
-from cmdsync.emulator.server import BackgroundServer
-from tests.emulator.gateway.bots import BotThread, wait_ready
-from tests.support.cli import clean_environment, run
-from tests.support.emulator import APP, GUILD, GUILD_COMMANDS, USER_ID, chat, http_client
+from cmdsync.emulator.seed import default_seed
+from tests.emulator.gateway.bots import BotThread, invoker, ping_answered, served_with, wait_ready
+from tests.support.emulator import APP, GUILD, chat
 
 if sys.version_info < (3, 11):
     pytest.skip("hikari needs Python 3.11 or newer", allow_module_level=True)
@@ -55,11 +52,7 @@ def build_bot(api_url: str) -> tuple[Any, threading.Event]:
 def world() -> Iterator[dict[str, Any]]:
     seed = default_seed()
     seed["applications"][0]["bot_token"] = BOT_TOKEN
-    emulator = new_emulator(seed=seed, limits=Limits(interaction_deadline=30))
-    with BackgroundServer(create_app(emulator)) as base:
-        with http_client(f"{base}/api/v10", headers={"Authorization": f"Bot {BOT_TOKEN}"}
-                         ) as api:
-            assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200
+    with served_with([chat("ping")], seed=seed, token=BOT_TOKEN) as (emulator, base):
         bot, started = build_bot(f"{base}/api/v10")
 
         async def start() -> None:
@@ -81,12 +74,5 @@ def test_hikari_caches_the_seeded_guild(world: dict[str, Any]) -> None:
 def test_hikari_answers_an_invoked_command(world: dict[str, Any],
                                            monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    clean_environment(monkeypatch)
-    code, out, err = run(capsys, "invoke", "--api-url", f"{world['base']}/api/v10",
-                         "--guild", GUILD, "/ping")
-    assert (code, err) == (0, "")
-    assert out == (f"Invoked /ping in guild {GUILD}, channel {CHANNEL_ID} as owner "
-                   f"({USER_ID})\n"
-                   "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
-                   "Reply:\n"
-                   "  pong from hikari to owner\n")
+    code, out, err = invoker(world["base"], monkeypatch, capsys)("--guild", GUILD, "/ping")
+    assert (code, out, err) == (0, ping_answered("pong from hikari to owner"), "")
