@@ -41,7 +41,11 @@ SEED = {
                       "bot_token": "shop-token", "client_secret": "shop-secret"}],
     "guilds": [{"id": "666666666666666666", "name": "Shop guild",
                 "owner_id": "777777777777777777",
-                "members": [{"user_id": "777777777777777777"}],
+                "roles": [{"id": "666666666666666666", "name": "@everyone",
+                           "permissions": ["view_channel", "send_messages",
+                                           "use_application_commands"]}],
+                "members": [{"user_id": "777777777777777777"},
+                            {"user_id": "555555555555555555"}],  # the bot: it may post
                 "channels": [{"id": "666666666666666667", "name": "shop", "type": 0}]}],
     "users": [{"id": "777777777777777777", "username": "shopkeeper"}],
 }
@@ -57,8 +61,23 @@ def discord_seed():
     return SEED
 
 
+class ShopBot(commands.Bot):  # most bots subclass commands.Bot
+    pass
+
+
 def make_bot():
-    bot = commands.Bot(command_prefix="!", intents=discord.Intents.default())
+    bot = ShopBot(command_prefix="!", intents=discord.Intents.default())
+
+    @bot.tree.command()
+    async def announce(interaction: discord.Interaction) -> None:
+        """Post to the channel, then answer"""
+        await interaction.channel.send("the shop is open")
+        await interaction.response.send_message("announced", ephemeral=True)
+
+    @bot.tree.command()
+    async def long(interaction: discord.Interaction) -> None:
+        """Too long for Discord"""
+        await interaction.response.send_message("x" * 2001)
 
     @bot.tree.command()
     async def slow(interaction: discord.Interaction) -> None:
@@ -100,8 +119,23 @@ async def test_no_answer_fails_clearly(discord_emulator):
 async def test_each_test_starts_from_the_seed(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
-        with pytest.raises(InvocationFailed, match="the client would not send it"):
+        with pytest.raises(InvocationFailed, match="the client would not send it.*await "
+                                                   "bot.tree.sync"):
             await discord_emulator.invoke("/slow")  # not synced in this test: unknown
+
+
+@pytest.mark.anyio
+async def test_channel_messages_and_a_refused_answer(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        result = await discord_emulator.invoke("/announce")
+        with pytest.raises(InvocationFailed, match="its callback was refused: HTTP 400 50035"):
+            await discord_emulator.invoke("/long")
+    assert result.content == "announced" and result.ephemeral
+    assert [m["content"] for m in result.channel_messages] == ["the shop is open"]
+    assert result.channel_messages[0]["channel_id"] == "666666666666666667"
+    assert "exchange" not in repr(result)
 '''
 
 
@@ -109,7 +143,7 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
 
 
 KINDS_BOT = '''
@@ -236,3 +270,11 @@ def test_a_hikari_gateway_bot(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_hikari_bot=HIKARI_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "asyncio")
     result.assert_outcomes(passed=1)
+
+
+def test_a_missing_seed_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ndiscord_seed = seeds/missing.yaml\n")
+    pytester.makepyfile(test_it="def test_it(discord_emulator):\n    pass\n")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
+    assert "discord_seed = 'seeds/missing.yaml' (pytest's ini options): no such file" in \
+        result.stdout.str() + result.stderr.str()

@@ -164,6 +164,7 @@ class Store:
         """
         self._lock = threading.RLock()
         self._answering: dict[str, threading.Event] = {}
+        self._refusals: dict[str, str] = {}  # why the last callback was refused, by token
         self._responded: dict[str, threading.Event] = {}
         try:
             if path != ":memory:" and not os.path.lexists(path):
@@ -221,6 +222,7 @@ class Store:
             with self._lock:
                 self._answering.pop(token, None)
                 self._responded.pop(token, None)
+                self._refusals.pop(token, None)
             event.set()
 
     def responded(self, token: str) -> None:
@@ -230,6 +232,18 @@ class Store:
             event = self._responded.get(token)
         if event is not None:
             event.set()
+
+    def refused(self, token: str, reason: str) -> None:
+        """Record why a callback for the interaction of ``token`` was refused, while it is
+        :meth:`answering`, so that its failure says so (:meth:`refusal`)."""
+        with self._lock:
+            if token in self._answering:
+                self._refusals[token] = reason
+
+    def refusal(self, token: str) -> str | None:
+        """Why the last callback for the interaction of ``token`` was refused, if one was."""
+        with self._lock:
+            return self._refusals.get(token)
 
     def wait_for_answer(self, token: str, timeout: float) -> None:
         """Wait at most ``timeout`` seconds while the interaction of ``token`` is

@@ -140,10 +140,12 @@ def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
                           "invoke --endpoint URL) where your bot serves interactions, or start "
                           "your gateway bot against the emulator (GET /api/v10/gateway/bot)")
         called_back.wait(limits.interaction_deadline)
+        refusal = store.refusal(prepared.token)
     result = exchange(store, interaction_id)
     failure = None if result["response"] is not None else (
         "the application did not respond: no POST /interactions/{id}/{token}/callback within "
-        f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE")
+        f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE" + (
+            f"; its callback was refused: {refusal}" if refusal else ""))
     return result | {"failure": failure}
 
 
@@ -299,7 +301,11 @@ def callback(call: Call) -> Reply:
         if record["response"] is not None:
             raise error_replies.already_acknowledged()
         app = _application(call, record)
-        message = respond(call.store, db, app, record, call.body, call.now, call.uploads)
+        try:
+            message = respond(call.store, db, app, record, call.body, call.now, call.uploads)
+        except error_replies.ErrorReply as exc:  # the bot is told; the invoker will be too
+            call.store.refused(record["token"], f"HTTP {exc.status} {_describe(exc)}")
+            raise
     call.store.responded(record["token"])
     if call.query.get("with_response", "").lower() not in ("true", "1"):
         return Reply(204, None)

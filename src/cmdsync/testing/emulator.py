@@ -50,6 +50,8 @@ class Invocation:
     the bot left it: after a deferral, its edit); ``deferred`` says the bot
     deferred; ``modal`` is the modal's ``data``; ``choices`` the autocomplete
     choices; ``follow_ups`` the follow-up messages that arrived;
+    ``channel_messages`` the messages the bot sent to channels meanwhile
+    (``interaction.channel.send``: the channel message routes);
     ``interaction`` the interaction the bot received; ``exchange`` all of it as
     the emulator recorded it.
     """
@@ -63,12 +65,15 @@ class Invocation:
     modal: dict[str, Any] | None = None
     choices: list[dict[str, Any]] = field(default_factory=list)
     follow_ups: list[dict[str, Any]] = field(default_factory=list)
-    interaction: dict[str, Any] = field(default_factory=dict)
-    exchange: dict[str, Any] = field(default_factory=dict)
+    channel_messages: list[dict[str, Any]] = field(default_factory=list)
+    interaction: dict[str, Any] = field(default_factory=dict, repr=False)
+    exchange: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_exchange(cls, exchange: Mapping[str, Any]) -> Invocation:
-        """The invocation an exchange of ``GET /_emulator/interactions/{id}`` describes."""
+    def from_exchange(cls, exchange: Mapping[str, Any],
+                      channel_messages: list[dict[str, Any]] | None = None) -> Invocation:
+        """The invocation an exchange of ``GET /_emulator/interactions/{id}`` describes,
+        with the channel messages sent meanwhile."""
         response = exchange.get("response") or {}
         kind = response.get("type")
         data = response.get("data") or {}
@@ -84,6 +89,7 @@ class Invocation:
             modal=dict(data) if kind == 9 else None,
             choices=list(data.get("choices") or []) if kind == 8 else [],
             follow_ups=[m for m in messages if m is not original],
+            channel_messages=list(channel_messages or []),
             interaction=dict(exchange.get("interaction") or {}), exchange=dict(exchange))
 
 
@@ -163,12 +169,12 @@ class DiscordEmulator:
         Raises :class:`TimeoutError` when the bot is not ready in time, and
         :class:`TypeError` for another kind of bot.
         """
-        library = type(bot).__module__.split(".")[0]
+        library = _library(bot)
         if library == "hikari":
             async with self._hikari(bot, timeout):
                 yield bot
             return
-        if library not in LIBRARIES:
+        if library is None:
             raise TypeError(f"{type(bot).__name__} is not a discord.py, py-cord, nextcord, "
                             "disnake or hikari bot")
         state = getattr(bot, "_connection", None)
@@ -252,11 +258,32 @@ class DiscordEmulator:
         invoked = await asyncio.to_thread(run, connection, request,
                                           application_id=self.application_id, env=env)
         if invoked.refused or invoked.outdated:
-            raise InvocationFailed(f"the client would not send it: "
-                                   f"{invoked.refused or invoked.outdated}")
-        if invoked.exchange.get("failure"):
-            raise InvocationFailed(f"This interaction failed: {invoked.exchange['failure']}")
-        return Invocation.from_exchange(invoked.exchange)
+            why = str(invoked.refused or invoked.outdated)
+            hint = (" (register the bot's commands in this test first: `await "
+                    "bot.tree.sync()`, or your library's sync)") if "has no " in why \
+                and "command named" in why else ""
+            raise InvocationFailed(f"the client would not send it: {why}{hint}")
+        failure = invoked.exchange.get("failure")
+        if failure:
+            hint = (" (did the handler raise? the bot's log says)"
+                    if "did not respond" in str(failure) and "refused" not in str(failure)
+                    else "")
+            raise InvocationFailed(f"This interaction failed: {failure}{hint}")
+        from cmdsync.emulator import messages
+
+        sent = messages.sent(self.emulator.store,
+                             after=str(invoked.exchange["interaction"]["id"]))
+        return Invocation.from_exchange(invoked.exchange, sent)
+
+
+def _library(bot: Any) -> str | None:
+    """The library of ``bot`` (``discord``, ``nextcord``, ``disnake``, ``hikari``),
+    through its classes: most bots subclass ``commands.Bot``."""
+    for kind in type(bot).__mro__:
+        top = kind.__module__.split(".")[0]
+        if top in (*LIBRARIES, "hikari"):
+            return top
+    return None
 
 
 def _seed(seed: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any]:

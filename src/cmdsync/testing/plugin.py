@@ -38,6 +38,9 @@ def _cmdsync_served_emulator(pytestconfig: pytest.Config) -> Iterator[DiscordEmu
 
     name = str(pytestconfig.getini("discord_seed") or "")
     seed = Path(pytestconfig.rootpath, name) if name else None
+    if seed is not None and not seed.is_file():
+        raise pytest.UsageError(f"discord_seed = {name!r} (pytest's ini options): no such "
+                                f"file {seed}")
     with DiscordEmulator(seed) as served:
         yield served
 
