@@ -278,3 +278,18 @@ def test_command_lines_are_split_as_a_shell_does(
         line: str, parsed: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> None:
     result = parse_line(line)
     assert (result.name, result.path, result.options) == parsed
+
+
+async def test_in_a_dm_a_guild_channel_or_message_says_which_guild_has_it(
+        instance: Emulator, api: httpx.AsyncClient) -> None:
+    """The CLI runs a command in a DM unless --guild is given: a refusal names the guild
+    that holds the channel or message, not "this guild" (found by a new-user trial)."""
+    await put(api, GLOBAL, [chat("paint", options=[option("where", 7)]),
+                            {"type": 3, "name": "Quote"}])
+    assert refused(instance, f"/paint where:<#{CHANNEL_ID}>", guild_id=None) == (
+        f"option where: channel {CHANNEL_ID} is not in this DM with the bot: run the command "
+        f"in its guild: --guild {GUILD}")
+    assert refused(instance, kind="message", name="Quote", target_id=MESSAGE_ID,
+                   guild_id=None) == (
+        f"message {MESSAGE_ID} is not in this DM with the bot: run the command in its guild: "
+        f"--guild {GUILD}")

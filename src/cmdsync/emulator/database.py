@@ -319,6 +319,11 @@ class Store:
             return None
         return {"id": row["id"], "name": row["name"], **json.loads(row["settings"])}
 
+    def guild_ids(self) -> list[str]:
+        """The ids of every guild, in the order added."""
+        with self._lock:
+            return [row["id"] for row in self._db.execute("SELECT id FROM guilds ORDER BY rowid")]
+
     def guilds_of(self, application_id: str) -> list[str]:
         """The ids of the guilds ``application_id`` is installed in, in the order added."""
         with self._lock:

@@ -622,6 +622,10 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
         and sigil != "@!"
     if kind == OptionType.CHANNEL:
         channel = store.fixture("channel", guild_id, snowflake) if guild_id else None
+        if channel is None and not guild_id:
+            raise Refused(f"option {name}: channel {snowflake} is not in this DM with the "
+                          "bot: run the command in its guild"
+                          + _home(store, "channel", snowflake))
         if channel is None:
             raise Refused(f"option {name}: no channel {snowflake} in this guild")
         allowed = option.get("channel_types")
@@ -646,6 +650,15 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
     raise Refused(f"option {name}: no {what} {snowflake} in the emulator")
 
 
+def _home(store: Store, kind: str, snowflake: str) -> str:
+    """``: --guild ID`` of the guild whose fixture the channel or message is, else
+    `` (--guild)``."""
+    for guild_id in store.guild_ids():
+        if store.fixture(kind, guild_id, snowflake) is not None:
+            return f": --guild {guild_id}"
+    return " (--guild)"
+
+
 def _snowflake(text: str) -> str:
     match = _MENTION.match(text)
     return match.group(2) if match else text
@@ -665,6 +678,9 @@ def _target(store: Store, command: StoredCommand, invocation: Invocation, where:
         return target
     guild_id = where.guild["id"] if where.guild else None
     message = store.fixture("message", guild_id, target) if guild_id else None
+    if message is None and not guild_id:
+        raise Refused(f"message {target} is not in this DM with the bot: run the command in "
+                      "its guild" + _home(store, "message", target))
     if message is None:
         raise Refused(f"no message {target} in this guild: add it to the guild's messages "
                       "in the seed")
