@@ -128,13 +128,16 @@ def discord_py_client() -> tuple[discord.Client, threading.Event]:
     return client, ready
 
 
-def disnake_client(disnake: Any) -> tuple[Any, asyncio.AbstractEventLoop, threading.Event]:
-    """A disnake client with the default intents, the loop it must run in (disnake takes
-    the current loop when built) and an event set when it is ready."""
+def disnake_client(disnake: Any, make: Callable[..., Any] | None = None, **options: Any
+                   ) -> tuple[Any, asyncio.AbstractEventLoop, threading.Event]:
+    """A disnake client (``make(**options)``, ``disnake.Client`` by default) with the
+    default intents, the loop it must run in (disnake takes the current loop when built)
+    and an event set when it is ready."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        client = disnake.Client(intents=disnake.Intents.default(), guild_ready_timeout=0.05)
+        client = (make or disnake.Client)(intents=disnake.Intents.default(),
+                                          guild_ready_timeout=0.05, **options)
     finally:
         asyncio.set_event_loop(None)
     ready = threading.Event()
