@@ -267,6 +267,40 @@ def test_the_callback_route_and_follow_ups(
         assert (expired.status_code, expired.json()["code"]) == (401, 50027)
 
 
+def test_with_response_names_a_message_only_when_there_is_one(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    """The Interaction Callback Response's ``response_message_*`` fields are optional,
+    not nullable: a modal makes no message, so they are absent (hikari, which asks for
+    ``with_response``, reads a present ``response_message_id`` as a snowflake)."""
+    _, api, admin = served
+    answers: list[dict[str, Any]] = []
+
+    def answer_by_callback(body: dict[str, Any]) -> Answer:
+        def answer(payload: dict[str, Any]) -> tuple[int, Any]:
+            answered = callback(api, payload, body, "?with_response=true")
+            assert answered.status_code == 200, answered.text
+            answers.append(answered.json())
+            return 202, None
+
+        return answer
+
+    ready[2].answer = answer_by_callback({"type": 9, "data": {
+        "custom_id": "feedback", "title": "Feedback", "components": [{"type": 1, "components": [
+            {"type": 4, "custom_id": "text", "label": "Your feedback", "style": 1}]}]}})
+    assert invoke(admin).json()["failure"] is None
+    ready[2].answer = answer_by_callback({"type": 4, "data": {"content": "only you",
+                                                              "flags": 64}})
+    assert invoke(admin).json()["failure"] is None
+    modal, message = answers
+    assert modal["interaction"] == {"id": modal["interaction"]["id"], "type": 2,
+                                    "activity_instance_id": None}
+    assert modal["resource"] == {"type": 9}
+    assert message["interaction"]["response_message_id"] == message["resource"]["message"]["id"]
+    assert (message["interaction"]["response_message_loading"],
+            message["interaction"]["response_message_ephemeral"]) == (False, True)
+
+
 def test_an_edit_sent_before_the_answer_is_taken_waits_for_it(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:

@@ -17,7 +17,8 @@ credential, valid ``Limits.interaction_token_lifetime`` seconds, 15 minutes):
 - ``POST /interactions/{id}/{token}/callback``: the initial response, once
   (400 40060 "Interaction has already been acknowledged."; after the
   deadline 404 10062 "Unknown interaction"). 204, or with
-  ``?with_response=true`` 200 ``{"interaction", "resource"}``.
+  ``?with_response=true`` 200 ``{"interaction", "resource"}`` (``response_message_*``
+  only when the response made a message).
 - ``POST /webhooks/{application.id}/{token}``: a follow-up message, 200 and
   the message (``wait`` is always true, "Create Followup Message"); the
   first one after a deferred response is as ephemeral as that response,
@@ -309,16 +310,25 @@ def callback(call: Call) -> Reply:
     call.store.responded(record["token"])
     if call.query.get("with_response", "").lower() not in ("true", "1"):
         return Reply(204, None)
-    kind = call.body["type"]
+    return Reply(200, _callback_response(record, call.body["type"], message))
+
+
+def _callback_response(record: dict[str, Any], kind: int, message: dict[str, Any] | None
+                       ) -> dict[str, Any]:
+    """The Interaction Callback Response ("Interactions > Receiving and Responding"):
+    ``{"interaction", "resource"}``. The ``response_message_*`` fields are there only
+    when the response made a message (they are optional, not nullable: a response
+    without a message, autocomplete or a modal, has none; hikari reads the id as a
+    snowflake whenever the key is present)."""
+    interaction: dict[str, Any] = {"id": record["id"], "type": record["payload"]["type"],
+                                   "activity_instance_id": None}
     resource: dict[str, Any] = {"type": kind}
     if message is not None:
+        interaction.update(response_message_id=message["id"],
+                           response_message_loading=kind == DEFERRED,
+                           response_message_ephemeral=bool(message["flags"] & EPHEMERAL))
         resource["message"] = message
-    return Reply(200, {"interaction": {
-        "id": record["id"], "type": record["payload"]["type"], "activity_instance_id": None,
-        "response_message_id": message["id"] if message else None,
-        "response_message_loading": kind == DEFERRED,
-        "response_message_ephemeral": bool(message and message["flags"] & EPHEMERAL)},
-        "resource": resource})
+    return {"interaction": interaction, "resource": resource}
 
 
 def execute(call: Call) -> Reply:
