@@ -1,6 +1,10 @@
 """hikari's ``GatewayBot`` logs in through the emulator's gateway (``rest_url`` pointed
 at it; the gateway URL from ``GET /gateway/bot``, zlib-stream), caches the seeded guild
-and answers a command run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4).
+and answers commands run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4): slash
+commands, a subcommand and a subcommand group, user and message commands, autocomplete,
+a modal, a deferral with its edit and a follow-up, and an ephemeral reply, each read from
+the interaction as hikari gives it (hikari has no command framework); its handler must
+not raise on what the emulator answers.
 
 hikari needs Python 3.11 or newer; these tests are skipped without it.
 """
@@ -15,9 +19,18 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator.gateway.clients import discord_shaped_token
-from cmdsync.emulator.seed import default_seed
-from tests.emulator.gateway.bots import BotThread, invoker, ping_answered, served_with, wait_ready
+from cmdsync.emulator.seed import CHANNEL_ID, MEMBER_ID, USER_ID, default_seed
+from tests.emulator.gateway.bots import (
+    WAIT,
+    BotThread,
+    Invoke,
+    invoker,
+    ping_answered,
+    served_with,
+    wait_ready,
+)
 from tests.support.emulator import APP, GUILD, chat
+from tests.support.emulator import option as option_body
 
 if sys.version_info < (3, 11):
     pytest.skip("hikari needs Python 3.11 or newer", allow_module_level=True)
@@ -27,7 +40,96 @@ hikari = pytest.importorskip("hikari")
 BOT_TOKEN = discord_shaped_token(APP)
 
 
-def build_bot(api_url: str) -> tuple[Any, threading.Event]:
+MESSAGE_ID = "222222222222222226"
+COMMANDS = [
+    chat("ping"), chat("slow", "Defer, then follow up"), chat("secret", "Ephemeral"),
+    chat("form", "A modal"),
+    chat("fruit", "Autocomplete", options=[option_body("name", required=True,
+                                                       autocomplete=True)]),
+    chat("tag", "Tags", options=[option_body("show", 1, options=[
+        option_body("name", required=True)])]),
+    chat("config", "Settings", options=[option_body("colour", 2, options=[
+        option_body("set", 1, options=[option_body("value", required=True)])])]),
+    {"type": 2, "name": "Inspect"}, {"type": 3, "name": "Quote"}]
+SENT = f"in guild {GUILD}, channel {CHANNEL_ID} as owner ({USER_ID})"
+
+
+def words(options: Any) -> list[str]:
+    """The names of the subcommands, group and options of a hikari interaction's
+    ``options``, then each option's ``name=value``, in order."""
+    out: list[str] = []
+    for option in options or ():
+        if option.type in (hikari.OptionType.SUB_COMMAND, hikari.OptionType.SUB_COMMAND_GROUP):
+            out += [option.name, *words(option.options)]
+        else:
+            out.append(f"{option.name}={option.value}")
+    return out
+
+
+async def answer(interaction: Any) -> None:
+    """What the bot does with a command interaction (hikari has no command framework: the
+    handler reads the interaction as Discord sent it)."""
+    reply = hikari.ResponseType.MESSAGE_CREATE
+    name = interaction.command_name
+    if name == "ping":
+        await interaction.create_initial_response(
+            reply, f"pong from hikari to {interaction.user.username}")
+    elif name in ("tag", "config"):
+        await interaction.create_initial_response(
+            reply, f"{name} {' '.join(words(interaction.options))}")
+    elif name == "slow":
+        await interaction.create_initial_response(hikari.ResponseType.DEFERRED_MESSAGE_CREATE)
+        await interaction.edit_initial_response("done thinking")
+        await interaction.execute("and one more thing")
+    elif name == "secret":
+        await interaction.create_initial_response(reply, "only you",
+                                                  flags=hikari.MessageFlag.EPHEMERAL)
+    elif name == "form":
+        await interaction.create_modal_response(
+            "Feedback", "feedback", components=[
+                interaction.app.rest.build_modal_action_row().add_text_input(
+                    "text", "Your feedback")])
+    elif name == "Inspect":
+        member = interaction.resolved.members[interaction.target_id]
+        await interaction.create_initial_response(
+            reply, f"{member.username} has {len(member.role_ids)} role(s)")
+    elif name == "Quote":
+        message = interaction.resolved.messages[interaction.target_id]
+        await interaction.create_initial_response(
+            reply, f'"{message.content}" by {message.author.username}')
+
+
+class Handlers:
+    """The bot's handler runs: how many are running, and what they raised (hikari only
+    logs it; an answer hikari cannot read fails the handler after the emulator took
+    the answer, so the printed answer alone does not show it)."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.errors: list[BaseException] = []
+        self._changed = threading.Condition()
+
+    def begin(self) -> None:
+        with self._changed:
+            self.running += 1
+
+    def end(self, error: BaseException | None) -> None:
+        with self._changed:
+            self.running -= 1
+            if error is not None:
+                self.errors.append(error)
+            self._changed.notify_all()
+
+    def finished(self) -> list[BaseException]:
+        """Once no handler runs (at most ``WAIT`` seconds): what they raised, cleared."""
+        with self._changed:
+            assert self._changed.wait_for(lambda: self.running == 0, WAIT)
+            errors, self.errors = self.errors, []
+            return errors
+
+
+def build_bot(api_url: str, handlers: Handlers) -> tuple[Any, threading.Event]:
+    """The bot, and an event set once the seeded guild is cached."""
     bot = hikari.GatewayBot(BOT_TOKEN, rest_url=api_url, intents=hikari.Intents.GUILDS,
                             banner=None, suppress_optimization_warning=True)
     started = threading.Event()  # once the seeded guild's GUILD_CREATE is cached
@@ -40,10 +142,21 @@ def build_bot(api_url: str) -> tuple[Any, threading.Event]:
     @bot.listen(hikari.InteractionCreateEvent)
     async def on_interaction(event: Any) -> None:
         interaction = event.interaction
-        if isinstance(interaction, hikari.CommandInteraction):
-            await interaction.create_initial_response(
-                hikari.ResponseType.MESSAGE_CREATE,
-                f"pong from hikari to {interaction.user.username}")
+        handlers.begin()
+        error: BaseException | None = None
+        try:
+            if isinstance(interaction, hikari.AutocompleteInteraction):
+                typed = str(interaction.options[0].value)
+                await interaction.create_response([
+                    hikari.impl.AutocompleteChoiceBuilder(name=n.title(), value=n)
+                    for n in ("apple", "apricot", "banana") if n.startswith(typed)])
+            elif isinstance(interaction, hikari.CommandInteraction):
+                await answer(interaction)
+        except Exception as exc:
+            error = exc
+            raise
+        finally:
+            handlers.end(error)
 
     return bot, started
 
@@ -52,8 +165,9 @@ def build_bot(api_url: str) -> tuple[Any, threading.Event]:
 def world() -> Iterator[dict[str, Any]]:
     seed = default_seed()
     seed["applications"][0]["bot_token"] = BOT_TOKEN
-    with served_with([chat("ping")], seed=seed, token=BOT_TOKEN) as (emulator, base):
-        bot, started = build_bot(f"{base}/api/v10")
+    with served_with(COMMANDS, seed=seed, token=BOT_TOKEN) as (emulator, base):
+        handlers = Handlers()
+        bot, started = build_bot(f"{base}/api/v10", handlers)
 
         async def start() -> None:
             await bot.start(check_for_updates=False)
@@ -61,7 +175,8 @@ def world() -> Iterator[dict[str, Any]]:
 
         with BotThread(start, bot.close) as running:
             wait_ready(emulator, APP, started, running)
-            yield {"base": base, "bot": bot, "running": running}
+            yield {"base": base, "bot": bot, "running": running,
+                   "handlers": handlers}
 
 
 def test_hikari_caches_the_seeded_guild(world: dict[str, Any]) -> None:
@@ -71,8 +186,75 @@ def test_hikari_caches_the_seeded_guild(world: dict[str, Any]) -> None:
     assert sorted(c.name for c in guild.get_channels().values()) == ["Voice", "general"]
 
 
-def test_hikari_answers_an_invoked_command(world: dict[str, Any],
-                                           monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = invoker(world["base"], monkeypatch, capsys)("--guild", GUILD, "/ping")
-    assert (code, out, err) == (0, ping_answered("pong from hikari to owner"), "")
+@pytest.fixture
+def invoke(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str]) -> Iterator[Invoke]:
+    """``cmdsync invoke --guild GUILD ...``; afterwards, the bot's handlers raised
+    nothing."""
+    handlers: Handlers = world["handlers"]
+    handlers.finished()
+    yield invoker(world["base"], monkeypatch, capsys, "--guild", GUILD)
+    assert handlers.finished() == []
+
+
+def test_hikari_answers_an_invoked_command(invoke: Invoke) -> None:
+    assert invoke("/ping") == (0, ping_answered("pong from hikari to owner"), "")
+
+
+def test_a_subcommand_and_a_subcommand_group(invoke: Invoke) -> None:
+    assert invoke("/tag show name:rules") == (0, (
+        f"Invoked /tag show name:rules {SENT}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply:\n"
+        "  tag show name=rules\n"), "")
+    assert invoke("/config colour set value:teal") == (0, (
+        f"Invoked /config colour set value:teal {SENT}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply:\n"
+        "  config colour set value=teal\n"), "")
+
+
+def test_user_and_message_commands(invoke: Invoke) -> None:
+    assert invoke("--user-command", "Inspect", "--target", MEMBER_ID) == (0, (
+        f"Invoked 'Inspect' on {MEMBER_ID} {SENT}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply:\n"
+        "  member has 1 role(s)\n"), "")
+    assert invoke("--message-command", "Quote", "--target", MESSAGE_ID) == (0, (
+        f"Invoked 'Quote' on {MESSAGE_ID} {SENT}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply:\n"
+        '  "hello" by member\n'), "")
+
+
+def test_autocomplete(invoke: Invoke) -> None:
+    assert invoke("--autocomplete", "/fruit name:ap") == (0, (
+        f"Autocomplete /fruit name:ap (focused) {SENT}\n"
+        "Response: APPLICATION_COMMAND_AUTOCOMPLETE_RESULT\n"
+        '  Apple = "apple"\n'
+        '  Apricot = "apricot"\n'), "")
+
+
+def test_a_modal(invoke: Invoke) -> None:
+    assert invoke("/form") == (0, (
+        f"Invoked /form {SENT}\n"
+        "Response: MODAL\n"
+        '  modal "Feedback" (feedback), 1 component row(s)\n'), "")
+
+
+def test_a_deferral_its_edit_and_a_follow_up(invoke: Invoke) -> None:
+    assert invoke("--wait", "30", "--follow-ups", "1", "/slow") == (0, (
+        f"Invoked /slow {SENT}\n"
+        "Response: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply (edited):\n"
+        "  done thinking\n"
+        "Follow-up:\n"
+        "  and one more thing\n"), "")
+
+
+def test_an_ephemeral_reply(invoke: Invoke) -> None:
+    assert invoke("/secret") == (0, (
+        f"Invoked /secret {SENT}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply (ephemeral):\n"
+        "  only you\n"), "")
