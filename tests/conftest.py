@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,10 @@ from tests.support import paths
 settings.register_profile("seeded", derandomize=True, database=None)
 settings.register_profile("random")
 settings.load_profile("random" if os.environ.get("CMDSYNC_HYPOTHESIS_RANDOM") else "seeded")
+
+# `cmdsync login`'s store: a file in a directory of this run's, never the user's keyring
+# or config directory (tests that log in point CMDSYNC_CONFIG_DIR at their tmp_path).
+os.environ["CMDSYNC_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cmdsync-config-")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -160,7 +160,8 @@ def test_a_missing_bearer_token_is_refused_before_any_write(
         "refusing to apply (1 problem); nothing was changed:\n"
         f"  - the plan changes permission overwrites in guild {GUILD}: that needs a user's "
         "Bearer token with scope applications.commands.permissions.update; set "
-        "DISCORD_BEARER_TOKEN or pass --bearer-token-file (a bot token gets 403 code 20001)")
+        "DISCORD_BEARER_TOKEN or pass --bearer-token-file, or run `cmdsync login` (a bot "
+        "token gets 403 code 20001)")
     assert emulator.log.counts()["writes"] == 0
 
 

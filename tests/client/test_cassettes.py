@@ -223,7 +223,7 @@ def test_20001_on_a_permission_put_says_a_bearer_token_is_needed(
         f"PUT /applications/{APP}/guilds/{GUILD}/commands/1000000000000000001/permissions: "
         "HTTP 403: Bots cannot use this endpoint (code 20001): editing permission overwrites "
         "needs a user's Bearer token with scope applications.commands.permissions.update "
-        "(DISCORD_BEARER_TOKEN or --bearer-token-file): a bot token cannot")
+        "(DISCORD_BEARER_TOKEN, --bearer-token-file or `cmdsync login`): a bot token cannot")
     assert vcr.all_played
 
 

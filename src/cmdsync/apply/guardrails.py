@@ -53,8 +53,8 @@ def unsafe_reasons(plan: Plan, scheduled: Sequence[ScopeSteps], problems: Sequen
         reasons.append(
             f"the plan changes permission overwrites in guild {', '.join(guilds)}: that needs "
             "a user's Bearer token with scope applications.commands.permissions.update; set "
-            "DISCORD_BEARER_TOKEN or pass --bearer-token-file (a bot token gets 403 code "
-            "20001)")
+            "DISCORD_BEARER_TOKEN or pass --bearer-token-file, or run `cmdsync login` (a bot "
+            "token gets 403 code 20001)")
     return reasons
 
 

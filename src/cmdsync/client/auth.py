@@ -139,3 +139,26 @@ def auth_from_env(env: Mapping[str, str] | None = None, *, token_file: str | Non
                            f"DISCORD_CLIENT_SECRET: {missing} is not set")
     raise CmdsyncError("no credentials: set DISCORD_BOT_TOKEN (or pass --token-file), or "
                        "DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET; or use --local")
+
+
+def client_credentials_from_env(env: Mapping[str, str] | None = None, *,
+                                client_secret_file: str | None = None) -> ClientCredentials:
+    """``DISCORD_CLIENT_ID`` with ``DISCORD_CLIENT_SECRET`` (or ``--client-secret-file``
+    / ``DISCORD_CLIENT_SECRET_FILE``): what ``cmdsync login`` authenticates the
+    application with at ``POST /oauth2/token``.
+
+    Raises :class:`~cmdsync.errors.UsageError` naming what is missing.
+    """
+    env = os.environ if env is None else env
+    client_id = env.get("DISCORD_CLIENT_ID", "").strip()
+    secret = _secret(env, "DISCORD_CLIENT_SECRET", client_secret_file, "client secret")
+    missing = [name for name, value in (("DISCORD_CLIENT_ID", client_id),
+                                        ("DISCORD_CLIENT_SECRET", secret)) if not value]
+    if missing or secret is None:
+        raise UsageError(f"logging in needs the application's DISCORD_CLIENT_ID and "
+                         f"DISCORD_CLIENT_SECRET (or --client-secret-file), from the Developer "
+                         f"Portal's OAuth2 page: {' and '.join(missing)} not set")
+    if not client_id.isdigit():
+        raise UsageError(f"DISCORD_CLIENT_ID {client_id!r} is not an application id "
+                         "(a snowflake: digits only)")
+    return ClientCredentials(client_id, secret[0])

@@ -276,7 +276,8 @@ class DiscordClient:
             if self.auth.permissions is None:
                 raise CmdsyncError("editing permission overwrites needs a user's Bearer token "
                                    "with scope applications.commands.permissions.update: set "
-                                   "DISCORD_BEARER_TOKEN (bots get 20001)")
+                                   "DISCORD_BEARER_TOKEN, or run `cmdsync login` (bots get "
+                                   "20001)")
             return self.auth.permissions
         if self._bearer is None:
             async with self._exchange_lock:
@@ -426,8 +427,8 @@ def _retry_after(response: httpx.Response, body: Any) -> tuple[float, bool]:
 
 # What to do about an error, where Discord's message does not say (Discord's "Opcodes and Status Codes" documentation).
 BEARER_NEEDED = ("editing permission overwrites needs a user's Bearer token with scope "
-                 "applications.commands.permissions.update (DISCORD_BEARER_TOKEN or "
-                 "--bearer-token-file): a bot token cannot")
+                 "applications.commands.permissions.update (DISCORD_BEARER_TOKEN, "
+                 "--bearer-token-file or `cmdsync login`): a bot token cannot")
 COMMAND_GONE = "the command no longer exists (deleted since the plan?): plan again"
 
 
@@ -435,6 +436,9 @@ MISSING_ACCESS = 50001  # Discord's "Missing Access"
 
 
 def _hint(status: int, code: int | None, credential: str, path: str = "") -> str | None:
+    if status == 401 and " from cmdsync login " in credential:  # the stored login's
+        return (f"Discord did not accept the {credential} (revoked, or expired): run "
+                "`cmdsync login` again")
     if status == 401 and not code:
         return (f"Discord did not accept the {credential}: check that it is this "
                 "application's current token")

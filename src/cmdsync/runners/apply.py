@@ -60,6 +60,7 @@ from cmdsync.runners.session import (
     Connection,
     Session,
     fetch_scopes,
+    needs_user_token,
     open_session,
     saved_plan_key,
 )
@@ -153,7 +154,8 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
         raise CmdsyncError(NO_TERMINAL)
     state: DesiredState = desired
     guilds = [s for s in state.scopes if s != "global"]
-    async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+    async with open_session(connection, env=env, cwd=cwd, guilds=guilds,
+                            application_id=needs_user_token(state)) as session:
         async def read() -> LiveState:
             return (await plan_live(session.client, state, prune=options.prune))[1]
 
@@ -252,7 +254,9 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
     async def run() -> ApplyRun:
         guilds = [s.scope for s in plan.scopes if s.scope != "global"]
-        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds,
+                                application_id=plan.application_id if needed else None
+                                ) as session:
             async def read() -> LiveState:
                 return await fetch_scopes(session.client, plan.application_id,
                                           list(dict.fromkeys(scopes)), need_permissions=needed,

@@ -30,6 +30,7 @@ from cmdsync.runners.session import (
     Connection,
     fetch_live,
     local_application_id,
+    needs_user_token,
     open_session,
     read_application,
 )
@@ -193,7 +194,8 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
 
     async def run() -> tuple[ValidationResult, Plan | None, LiveState | None, AppInfo, str]:
         guilds = [scope for scope in state.scopes if scope != "global"]
-        async with open_session(connection, env=env, cwd=cwd, guilds=guilds) as session:
+        async with open_session(connection, env=env, cwd=cwd, guilds=guilds,
+                                application_id=needs_user_token(state)) as session:
             checked, plan, live, info = await plan_session(session.client, state, validation,
                                                            prune=prune)
             return checked, plan, live, info, session.api_url

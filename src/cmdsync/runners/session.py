@@ -72,17 +72,21 @@ class Connection:
     client_secret_file: str | None = None
     config: ClientConfig | None = None
     transport: Any = None
+    environment: str | None = None  # cmdsync.toml's environment: where `cmdsync login` stored
 
 
 @asynccontextmanager
 async def open_session(connection: Connection, *, env: Mapping[str, str] | None = None,
-                       cwd: str | None = None, guilds: Iterable[str] = ()
-                       ) -> AsyncIterator[Session]:
+                       cwd: str | None = None, guilds: Iterable[str] = (),
+                       application_id: str | None = None) -> AsyncIterator[Session]:
     """An open :class:`Session`; closes the client (and the emulator's store).
 
     ``guilds`` are added to the local emulator so that any manifest plans
-    there. Raises :class:`~cmdsync.errors.CmdsyncError` for missing
-    credentials.
+    there. Without a Bearer token in the environment, the one ``cmdsync
+    login`` stored for the API URL, ``application_id`` and environment is
+    used (refreshed when expired: :func:`cmdsync.runners.login.stored_bearer`).
+    Raises :class:`~cmdsync.errors.CmdsyncError` for missing credentials,
+    and when the stored login can no longer be refreshed.
     """
     env = os.environ if env is None else env
     config = connection.config or ClientConfig()
@@ -90,18 +94,53 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
         async with _local_session(config, cwd or os.getcwd(), guilds) as session:
             yield session
         return
-    if connection.api_url:
-        base = check_base_url(connection.api_url, source="--api-url")
-    elif env.get("CMDSYNC_API_URL"):
-        base = check_base_url(env["CMDSYNC_API_URL"], source="CMDSYNC_API_URL")
-    else:
-        base = DEFAULT_API_URL
+    base = api_base(connection, env)
     auth = auth_from_env(env, token_file=connection.token_file,
                          client_secret_file=connection.client_secret_file,
                          bearer_token_file=connection.bearer_token_file)
+    if auth.permissions is None and application_id is not None:
+        auth = replace(auth, permissions=await _stored_bearer(
+            connection, base, application_id, auth, env))
     client = DiscordClient(auth, config=_with_base(config, base), transport=connection.transport)
     async with client:
         yield Session(client, base)
+
+
+def needs_user_token(desired: DesiredState) -> str | None:
+    """The application id when the manifests set overwrites (a user's token edits them:
+    the one `cmdsync login` stored, when none is given, see :func:`open_session`);
+    else None."""
+    if any(s.permissions is not None for s in desired.scopes.values()):
+        return str(desired.application_id)
+    return None
+
+
+def api_base(connection: Connection, env: Mapping[str, str]) -> str:
+    """The API's base URL: ``--api-url``, else ``CMDSYNC_API_URL``, else Discord's."""
+    if connection.api_url:
+        return check_base_url(connection.api_url, source="--api-url")
+    if env.get("CMDSYNC_API_URL"):
+        return check_base_url(env["CMDSYNC_API_URL"], source="CMDSYNC_API_URL")
+    return DEFAULT_API_URL
+
+
+async def _stored_bearer(connection: Connection, base: str, application_id: str, auth: Auth,
+                         env: Mapping[str, str]) -> Token | None:
+    """The Bearer token ``cmdsync login`` stored for this place, if any."""
+    from cmdsync.client.auth import ClientCredentials
+    from cmdsync.client.logins import Place
+    from cmdsync.runners.login import stored_bearer
+
+    credentials = auth.commands if isinstance(auth.commands, ClientCredentials) else None
+    if credentials is None and env.get("DISCORD_CLIENT_ID", "").strip() \
+            and (env.get("DISCORD_CLIENT_SECRET") or env.get("DISCORD_CLIENT_SECRET_FILE")
+                 or connection.client_secret_file):
+        from cmdsync.client.auth import client_credentials_from_env
+
+        credentials = client_credentials_from_env(
+            env, client_secret_file=connection.client_secret_file)
+    return await stored_bearer(Place(base, application_id, connection.environment or ""),
+                               credentials=credentials, transport=connection.transport)
 
 
 def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
