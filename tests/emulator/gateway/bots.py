@@ -73,6 +73,35 @@ class BotThread:
         self.thread.join(WAIT)
 
 
+class Handlers:
+    """A bot's handler runs: how many are running, and what they raised (the libraries
+    only log it; an answer a library cannot read fails the handler after the emulator
+    took the answer, so the printed answer alone does not show it)."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.errors: list[BaseException] = []
+        self._changed = threading.Condition()
+
+    def begin(self) -> None:
+        with self._changed:
+            self.running += 1
+
+    def end(self, error: BaseException | None) -> None:
+        with self._changed:
+            self.running -= 1
+            if error is not None:
+                self.errors.append(error)
+            self._changed.notify_all()
+
+    def finished(self) -> list[BaseException]:
+        """Once no handler runs (at most ``WAIT`` seconds): what they raised, cleared."""
+        with self._changed:
+            assert self._changed.wait_for(lambda: self.running == 0, WAIT)
+            errors, self.errors = self.errors, []
+            return errors
+
+
 @contextmanager
 def discord_py(client: discord.Client, api_url: str, token: str) -> Iterator[BotThread]:
     """``client`` logged in to the emulator at ``api_url`` (``.../api/v10``)."""

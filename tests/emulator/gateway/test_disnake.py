@@ -3,7 +3,8 @@ it; the gateway URL from ``GET /gateway/bot``), caches the seeded guild and answ
 commands run with ``cmdsync invoke`` (issue 23, parts 1, 2 and 4): slash commands, a
 subcommand and a subcommand group, user and message commands, autocomplete, a modal, a
 deferral with its edit and a follow-up, and an ephemeral reply, all through disnake's
-own ``InteractionBot`` (its command sync off: the commands are put beforehand)."""
+own ``InteractionBot`` (its command sync off: the commands are put beforehand); its
+handlers must not fail on what the emulator answers."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from cmdsync.emulator.gateway.clients import pointed_at
 from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID, MEMBER_ID, USER_ID
 from tests.emulator.gateway.bots import (
     BotThread,
+    Handlers,
     Invoke,
     disnake_client,
     invoker,
@@ -44,11 +46,49 @@ Inter = disnake.ApplicationCommandInteraction  # disnake finds the interaction b
 SENT = f"in guild {GUILD}, channel {CHANNEL_ID} as owner ({USER_ID})"
 
 
+class CountedBot(commands.InteractionBot):  # type: ignore[misc]
+    """disnake's ``InteractionBot`` whose runs end in ``handlers``: a command's when
+    disnake reports it completed or failed (it only logs a failure), autocomplete's when
+    its handler returns."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.handlers = Handlers()
+
+    async def on_application_command(self, inter: Inter) -> None:
+        self.handlers.begin()
+        try:
+            await super().on_application_command(inter)
+        except Exception as exc:
+            self.handlers.end(exc)
+            raise
+
+    async def on_application_command_autocomplete(self, inter: Inter) -> None:
+        self.handlers.begin()
+        error: BaseException | None = None
+        try:
+            await super().on_application_command_autocomplete(inter)
+        except Exception as exc:
+            error = exc
+            raise
+        finally:
+            self.handlers.end(error)
+
+    async def on_slash_command_completion(self, inter: Inter) -> None:
+        self.handlers.end(None)
+
+    async def on_slash_command_error(self, inter: Inter, error: BaseException) -> None:
+        self.handlers.end(error)
+
+    on_user_command_completion = on_message_command_completion = on_slash_command_completion
+    on_user_command_error = on_message_command_error = on_slash_command_error
+
+
 def build_bot() -> tuple[Any, Any, Any]:
     """A disnake ``InteractionBot`` with the commands above as guild commands; its loop
     and ready event."""
     bot, loop, ready = disnake_client(
-        disnake, commands.InteractionBot, test_guilds=[int(GUILD)],
+        disnake, CountedBot, test_guilds=[int(GUILD)],
         command_sync_flags=commands.CommandSyncFlags.none())
 
     @bot.slash_command(description="Check the bot is alive")
@@ -122,8 +162,13 @@ def world() -> Iterator[dict[str, Any]]:
 
 @pytest.fixture
 def invoke(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
-           capsys: pytest.CaptureFixture[str]) -> Invoke:
-    return invoker(world["base"], monkeypatch, capsys, "--guild", GUILD)
+           capsys: pytest.CaptureFixture[str]) -> Iterator[Invoke]:
+    """``cmdsync invoke --guild GUILD ...``; afterwards, the bot's handlers raised
+    nothing."""
+    handlers: Handlers = world["client"].handlers
+    handlers.finished()
+    yield invoker(world["base"], monkeypatch, capsys, "--guild", GUILD)
+    assert handlers.finished() == []
 
 
 def test_disnake_caches_the_seeded_guild(world: dict[str, Any]) -> None:

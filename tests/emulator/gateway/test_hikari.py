@@ -21,8 +21,8 @@ import pytest
 from cmdsync.emulator.gateway.clients import discord_shaped_token
 from cmdsync.emulator.seed import CHANNEL_ID, MEMBER_ID, USER_ID, default_seed
 from tests.emulator.gateway.bots import (
-    WAIT,
     BotThread,
+    Handlers,
     Invoke,
     invoker,
     ping_answered,
@@ -97,35 +97,6 @@ async def answer(interaction: Any) -> None:
         message = interaction.resolved.messages[interaction.target_id]
         await interaction.create_initial_response(
             reply, f'"{message.content}" by {message.author.username}')
-
-
-class Handlers:
-    """The bot's handler runs: how many are running, and what they raised (hikari only
-    logs it; an answer hikari cannot read fails the handler after the emulator took
-    the answer, so the printed answer alone does not show it)."""
-
-    def __init__(self) -> None:
-        self.running = 0
-        self.errors: list[BaseException] = []
-        self._changed = threading.Condition()
-
-    def begin(self) -> None:
-        with self._changed:
-            self.running += 1
-
-    def end(self, error: BaseException | None) -> None:
-        with self._changed:
-            self.running -= 1
-            if error is not None:
-                self.errors.append(error)
-            self._changed.notify_all()
-
-    def finished(self) -> list[BaseException]:
-        """Once no handler runs (at most ``WAIT`` seconds): what they raised, cleared."""
-        with self._changed:
-            assert self._changed.wait_for(lambda: self.running == 0, WAIT)
-            errors, self.errors = self.errors, []
-            return errors
 
 
 def build_bot(api_url: str, handlers: Handlers) -> tuple[Any, threading.Event]:
