@@ -228,6 +228,69 @@ def test_subcommands_context_menus_autocomplete_and_modals(pytester: pytest.Pyte
     result.assert_outcomes(passed=1)
 
 
+DISNAKE_BOT = '''
+import disnake
+import pytest
+from disnake.ext import commands
+
+GUILD = 222222222222222222  # the default seed's guild, member and message
+MEMBER = "333333333333333334"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def make_bot():
+    bot = commands.InteractionBot(test_guilds=[GUILD],
+                                  command_sync_flags=commands.CommandSyncFlags.none())
+
+    @bot.slash_command(description="Tags")
+    async def tag(inter: disnake.ApplicationCommandInteraction) -> None:
+        pass
+
+    @tag.sub_command(description="Show a tag")
+    async def show(inter: disnake.ApplicationCommandInteraction, name: str) -> None:
+        await inter.response.send_message(f"tag {name}", ephemeral=True)
+
+    @bot.slash_command(description="Defer, edit, follow up")
+    async def slow(inter: disnake.ApplicationCommandInteraction) -> None:
+        await inter.response.defer()
+        await inter.edit_original_response(content="done")
+        await inter.followup.send("one more thing")
+
+    @bot.user_command(name="Inspect")
+    async def inspect(inter: disnake.ApplicationCommandInteraction,
+                      user: disnake.Member) -> None:
+        await inter.response.send_message(f"{user.name} has {len(user.roles)} role(s)")
+
+    return bot
+
+
+@pytest.mark.anyio
+async def test_a_disnake_bot(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.bulk_overwrite_guild_commands(
+            GUILD, [c.body for c in (*bot.slash_commands, *bot.user_commands)])
+        shown = await discord_emulator.invoke("/tag show name:rules")
+        slow = await discord_emulator.invoke("/slow", follow_ups=1)
+        inspected = await discord_emulator.invoke(user_command="Inspect", target=MEMBER)
+    assert (shown.content, shown.ephemeral) == ("tag rules", True)
+    assert slow.deferred and slow.content == "done"
+    assert [m["content"] for m in slow.follow_ups] == ["one more thing"]
+    assert inspected.content == "member has 1 role(s)"
+'''
+
+
+def test_a_disnake_bot(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("disnake")
+    pytester.makepyfile(test_disnake_bot=DISNAKE_BOT)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
+    result.assert_outcomes(passed=1)
+
+
 HIKARI_BOT = '''
 import hikari
 import pytest
