@@ -128,7 +128,7 @@ async def test_client_credentials_tokens_expire(api: httpx.AsyncClient,
      {"error": "invalid_client"}),
     ("Basic !!!", {}, 401, {"error": "invalid_client"}),
     (None, {}, 401, {"error": "invalid_client"}),
-    (BASIC, {"grant_type": "authorization_code"}, 400, {"error": "unsupported_grant_type"}),
+    (BASIC, {"grant_type": "password"}, 400, {"error": "unsupported_grant_type"}),
     (BASIC, {"scope": "bot"}, 400, {"error": "invalid_scope", "error_description":
                                     "The requested scope is invalid, unknown, or malformed."}),
     (BASIC, {"scope": ""}, 400, {"error": "invalid_scope", "error_description":

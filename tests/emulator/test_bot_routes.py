@@ -127,7 +127,7 @@ def test_who_may_read_what(api: httpx.Client, path: str, headers: dict[str, str]
 
 @pytest.mark.parametrize(("method", "path"), [
     ("GET", f"/guilds/{GUILD}/bans"), ("PUT", f"/channels/{GENERAL}/pins/1"),
-    ("GET", "/users/@me/guilds"),
+    ("GET", "/users/@me/connections"),
 ])
 def test_a_route_not_emulated_is_named_in_its_404(api: httpx.Client, method: str,
                                                   path: str) -> None:

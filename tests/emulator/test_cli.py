@@ -44,6 +44,8 @@ def test_it_serves_http_and_prints_the_default_credentials() -> None:
          "111111111111111111 / emulator-secret"),
         ("    public key (verify_key) "
         "cee21bdaa4cc4d64a13b77459e5816ae5d4143290aeb5512a3901dbb4da11d73"),
+        (f"    OAuth2: {base_url}/oauth2/authorize, redirect URIs "
+         "http://127.0.0.1:53682/callback"),
         "  guild 222222222222222222 (3 members, 2 channels)",
         ("  user 333333333333333333: bearer token emulator-user-token (scopes: "
          "applications.commands.permissions.update; manages guilds: 222222222222222222)"),

@@ -1,9 +1,12 @@
 """The emulator as an ASGI application (starlette), for uvicorn or in-process use.
 
 :func:`create_app` serves an :class:`~cmdsync.emulator.instance.Emulator`:
-Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES` and
-``POST /oauth2/token``) under ``/api/v10`` (also ``/api/v9`` and ``/api``),
-and the admin API under ``/_emulator/`` (:mod:`cmdsync.emulator.admin`).
+Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES`, and OAuth2's
+``POST /oauth2/token`` and ``/oauth2/token/revoke``: :mod:`cmdsync.emulator.oauth`)
+under ``/api/v10`` (also ``/api/v9`` and ``/api``), the OAuth2 consent page
+``/oauth2/authorize`` at the root and under those prefixes
+(:mod:`cmdsync.emulator.consent`), and the admin API under ``/_emulator/``
+(:mod:`cmdsync.emulator.admin`).
 
 Every API request goes through the same steps, each able to answer early:
 injected faults (latency, slow answers, 500/502, dropped connection),
@@ -29,7 +32,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import access, admin, error_replies, oauth, request_body
+from cmdsync.emulator import access, admin, consent, error_replies, oauth, request_body
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
@@ -62,9 +65,13 @@ def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
         methods = {r.method: r for r in ROUTES if r.path == path}
         api.append(Route(path, _endpoint(methods), methods=list(methods)))
     api.append(Route("/oauth2/token", _oauth2_token, methods=["POST"]))
+    api.append(Route("/oauth2/token/revoke", _oauth2_revoke, methods=["POST"]))
+    authorize = Route("/oauth2/authorize", consent.authorize, methods=["GET", "POST"])
+    api.append(authorize)
     # No redirects for trailing slashes: Discord does not send any.
     routes: list[BaseRoute] = [Mount(prefix, app=Router(api, redirect_slashes=False))
                                for prefix in API_PREFIXES]
+    routes.append(authorize)  # https://discord.com/oauth2/authorize
     routes.extend(gateway_transport.routes())  # the websocket, /gateway
     routes.append(Mount("/_emulator", app=Router(admin.routes(), redirect_slashes=False)))
     app = Starlette(routes=routes, exception_handlers={
@@ -173,17 +180,48 @@ async def _read_body(request: Request, route: ApiRoute, limit: int
 
 async def _oauth2_token(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
+    return await _oauth2(request, "POST /oauth2/token", lambda body, authorization: (
+        oauth.token(emulator.store, body, authorization, now=emulator.clock())))
+
+
+async def _oauth2_revoke(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    return await _oauth2(request, "POST /oauth2/token/revoke", lambda body, authorization: (
+        oauth.revoke(emulator.store, body, authorization)))
+
+
+async def _oauth2(request: Request, route: str,
+                  answer: Callable[[bytes, str | None], oauth.Answer]) -> Response:
+    """A token endpoint: faults apply, rate limits do not; answers are never cached
+    (RFC 6749 5.1) and a 401 names the Basic scheme (RFC 6749 5.2)."""
+    emulator: Emulator = request.app.state.emulator
     draw = emulator.faults.draw()
     try:
         await _early_fault(draw)
+        body = await _read_body_bytes(request, emulator.limits.max_body_bytes)
     except InjectedFault as fault:
         return fault.response()
-    status, body = oauth.client_credentials(
-        emulator.store, await request.body(), request.headers.get("authorization"),
-        now=emulator.clock())
-    emulator.log.record(LogEntry("POST", request.url.path, "POST /oauth2/token", status,
+    except error_replies.ErrorReply as exc:
+        return _json(exc.body(), exc.status, exc.headers)
+    except ClientDisconnect:
+        return Response(status_code=CLIENT_CLOSED)
+    status, reply = answer(body, request.headers.get("authorization"))
+    emulator.log.record(LogEntry("POST", request.url.path, route, status,
                                  emulator.clock(), kind="token"))
-    return draw.after.response() if draw.after is not None else _json(body, status)
+    headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Basic realm="oauth2"'
+    return draw.after.response() if draw.after is not None else _json(reply, status, headers)
+
+
+async def _read_body_bytes(request: Request, limit: int) -> bytes:
+    """The raw body; 413 past ``limit`` bytes."""
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise error_replies.too_large()
+    return bytes(raw)
 
 
 def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:

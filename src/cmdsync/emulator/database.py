@@ -60,16 +60,25 @@ CREATE INDEX IF NOT EXISTS channel_messages_channel ON channel_messages (channel
 CREATE TABLE IF NOT EXISTS seen_versions (
     user_id TEXT NOT NULL, command_id TEXT NOT NULL, version TEXT NOT NULL,
     PRIMARY KEY (user_id, command_id));
+CREATE TABLE IF NOT EXISTS oauth_requests (
+    nonce TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS oauth_codes (
+    code TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL, grant_id TEXT);
+CREATE TABLE IF NOT EXISTS oauth_grants (
+    id TEXT PRIMARY KEY, application_id TEXT NOT NULL, user_id TEXT NOT NULL,
+    scopes TEXT NOT NULL, refresh_token TEXT NOT NULL UNIQUE);
 """
 # Columns added since the first state files; an older file gets them on open.
 _ADDED_COLUMNS = {"applications": {"install_params": "TEXT NOT NULL DEFAULT '{}'",
-                                   "interactions_endpoint_url": "TEXT"},
+                                   "interactions_endpoint_url": "TEXT",
+                                   "redirect_uris": "TEXT NOT NULL DEFAULT '[]'"},
+                  "tokens": {"grant_id": "TEXT"},  # the OAuth2 grant that issued it
                   # installed: JSON list of the applications installed in the guild; NULL:
                   # every one. settings: JSON {"owner_id", "preferred_locale"}.
                   "guilds": {"installed": "TEXT", "settings": "TEXT NOT NULL DEFAULT '{}'"}}
 TABLES = ("applications", "guilds", "tokens", "commands", "permissions", "daily_creates",
           "counters", "fixtures", "interactions", "messages", "channel_messages",
-          "seen_versions")
+          "seen_versions", "oauth_requests", "oauth_codes", "oauth_grants")
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,9 @@ class Application:
     returns them (``{"scopes": [...], "permissions": "0"}``), where set.
     Its bot user has the application's id (as on Discord since 2016).
     ``interactions_endpoint_url`` is where interactions are POSTed (None:
-    not set; Discord's "Receiving an Interaction").
+    not set; Discord's "Receiving an Interaction"). ``redirect_uris`` are the
+    OAuth2 redirect URIs registered for it, matched exactly (Discord's "OAuth2"
+    topic).
     """
 
     id: str
@@ -92,6 +103,7 @@ class Application:
     client_secret: str
     install_params: Mapping[str, Any] = field(default_factory=dict, compare=False)
     interactions_endpoint_url: str | None = None
+    redirect_uris: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +112,8 @@ class Token:
 
     ``expires_at`` is in epoch seconds (None: never). ``guilds`` are the
     guilds the token's user may manage (bearer tokens of seeded users).
+    ``grant_id`` is the OAuth2 grant (authorization code) that issued it, if
+    one did (:mod:`cmdsync.emulator.grants`).
     """
 
     token: str
@@ -109,6 +123,7 @@ class Token:
     scopes: frozenset[str]
     expires_at: float | None
     guilds: frozenset[str]
+    grant_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,11 +287,11 @@ class Store:
     def save_application(self, db: sqlite3.Connection, app: Application) -> None:
         """Insert or replace ``app`` inside an open transaction."""
         db.execute("INSERT OR REPLACE INTO applications (id, name, flags, integration_types, "
-                   "client_secret, install_params, interactions_endpoint_url) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   "client_secret, install_params, interactions_endpoint_url, redirect_uris) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    (app.id, app.name, app.flags, json.dumps(app.integration_types),
                     app.client_secret, json.dumps(dict(app.install_params), sort_keys=True),
-                    app.interactions_endpoint_url))
+                    app.interactions_endpoint_url, json.dumps(list(app.redirect_uris))))
 
     def application(self, app_id: str) -> Application | None:
         with self._lock:
@@ -286,7 +301,8 @@ class Store:
             return None
         return Application(row["id"], row["name"], row["flags"],
                            tuple(json.loads(row["integration_types"])), row["client_secret"],
-                           json.loads(row["install_params"]), row["interactions_endpoint_url"])
+                           json.loads(row["install_params"]), row["interactions_endpoint_url"],
+                           tuple(json.loads(row["redirect_uris"])))
 
     def first_user(self, app_id: str) -> str | None:
         """The lowest user id holding a bearer token of the application (its owner here)."""
@@ -346,10 +362,15 @@ class Store:
 
     def add_token(self, token: Token) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (token.token, token.kind, token.application_id, token.user_id,
-                        " ".join(sorted(token.scopes)), token.expires_at,
-                        json.dumps(sorted(token.guilds))))
+            self.save_token(db, token)
+
+    def save_token(self, db: sqlite3.Connection, token: Token) -> None:
+        """Insert or replace ``token`` inside an open transaction."""
+        db.execute("INSERT OR REPLACE INTO tokens (token, kind, application_id, user_id, "
+                   "scopes, expires_at, guilds, grant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (token.token, token.kind, token.application_id, token.user_id,
+                    " ".join(sorted(token.scopes)), token.expires_at,
+                    json.dumps(sorted(token.guilds)), token.grant_id))
 
     def token(self, value: str) -> Token | None:
         with self._lock:
@@ -358,7 +379,7 @@ class Store:
             return None
         return Token(row["token"], row["kind"], row["application_id"], row["user_id"],
                      frozenset(row["scopes"].split()), row["expires_at"],
-                     frozenset(json.loads(row["guilds"])))
+                     frozenset(json.loads(row["guilds"])), row["grant_id"])
 
     # -- commands -----------------------------------------------------------
 
@@ -528,6 +549,7 @@ class Store:
             for app in apps:
                 app["integration_types"] = json.loads(app["integration_types"])
                 app["install_params"] = json.loads(app["install_params"])
+                app["redirect_uris"] = json.loads(app["redirect_uris"])
                 del app["client_secret"]
             commands = [{"id": c.id, "application_id": c.application_id,
                          "guild_id": c.guild_id or None, "type": c.type, "name": c.name,

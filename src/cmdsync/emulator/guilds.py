@@ -14,6 +14,13 @@ Bodies are :mod:`cmdsync.emulator.objects` (Discord's "User", "Guild" and
 - ``GET /channels/{channel.id}``: a guild channel the bot can see (403
   50001 without VIEW_CHANNEL), or its DM channel with a user; 404 10003
   Unknown Channel.
+- ``GET /users/@me/guilds[?before=&after=&limit=&with_counts=true]``: the
+  guilds of the caller (``MyGuildResponse``: ``id``, ``name``, ``owner``,
+  ``permissions``, ...), sorted by id, at most ``limit`` (1-200, default
+  200). A bot token: the guilds its application is installed in. A Bearer
+  token with scope ``guilds``: those its user is a member or the owner of, or
+  may manage (the seed's ``users[].guilds``, whose ``permissions`` include
+  MANAGE_GUILD); without the scope 401 code 40001.
 - ``POST /users/@me/channels`` ``{"recipient_id"}``: the bot's DM channel
   with a seeded user (the one that user's BOT_DM interactions carry); 400
   50033 Invalid Recipient(s) for anyone else.
@@ -25,8 +32,12 @@ application installed in the guild: 404 10004 for an unknown guild, 403
 
 from __future__ import annotations
 
-from cmdsync.emulator import access, error_replies, messages, objects
+from typing import Any
+
+from cmdsync.emulator import access, error_replies, messages, objects, profiles
 from cmdsync.emulator.call import Call, Reply
+from cmdsync.emulator.invocation import member_permissions
+from cmdsync.model import ALL_PERMISSION_BITS, Permission
 
 
 def get_user(call: Call) -> Reply:
@@ -65,6 +76,63 @@ def get_guild(call: Call) -> Reply:
     """``GET /guilds/{guild_id}[?with_counts=true]``."""
     with_counts = call.query.get("with_counts", "").lower() in ("true", "1")
     return Reply(200, objects.guild(call.store, _guild(call), with_counts=with_counts))
+
+
+def my_guilds(call: Call) -> Reply:
+    """``GET /users/@me/guilds``."""
+    token, store = call.token, call.store
+    limit = call.query.get("limit", "200")
+    if not (limit.isdigit() and 1 <= int(limit) <= 200):
+        raise error_replies.field_error(("limit",), "NUMBER_TYPE_MAX",
+                                        "int value should be between 1 and 200.")
+    if token.kind == "bot":
+        found = [(g, objects.bot_permissions(store, g, token.application_id), False)
+                 for g in store.guilds_of(token.application_id)]
+    elif "guilds" not in token.scopes:
+        raise error_replies.missing_scope()
+    else:
+        app = store.application(token.application_id)
+        user_id = token.user_id or (profiles.owner_id(store, app) if app else "")
+        found = _users_guilds(call, user_id)
+    after, before = call.query.get("after", ""), call.query.get("before", "")
+    found = [item for item in sorted(found, key=lambda item: int(item[0]))
+             if (not after.isdigit() or int(item[0]) > int(after))
+             and (not before.isdigit() or int(item[0]) < int(before))]
+    with_counts = call.query.get("with_counts", "").lower() in ("true", "1")
+    return Reply(200, [_my_guild(call, guild_id, bits, owner, with_counts)
+                       for guild_id, bits, owner in found[:int(limit)]])
+
+
+def _users_guilds(call: Call, user_id: str) -> list[tuple[str, int, bool]]:
+    """``(guild id, permissions, owner)`` of each guild the user is in or may manage."""
+    store = call.store
+    user = store.fixture("user", "", user_id) or {}
+    managed = call.token.guilds | {str(g) for g in user.get("guilds") or []}
+    found = []
+    for guild_id in store.guild_ids():
+        guild = store.guild(guild_id) or {"id": guild_id}
+        member = store.fixture("member", guild_id, user_id)
+        owner = guild.get("owner_id") == user_id
+        if member is None and not owner and guild_id not in managed:
+            continue
+        bits = (member_permissions(store, guild, user_id, member) if member is not None
+                else ALL_PERMISSION_BITS if owner else 0)
+        if guild_id in managed:
+            bits |= 1 << Permission.MANAGE_GUILD
+        found.append((guild_id, bits, owner))
+    return found
+
+
+def _my_guild(call: Call, guild_id: str, bits: int, owner: bool, with_counts: bool
+              ) -> dict[str, Any]:
+    guild = call.store.guild(guild_id) or {}
+    body: dict[str, Any] = {"id": guild_id, "name": guild.get("name", ""), "icon": None,
+                            "banner": None, "owner": owner, "permissions": str(bits),
+                            "features": []}
+    if with_counts:
+        body.update(approximate_member_count=len(call.store.fixtures("member", guild_id)),
+                    approximate_presence_count=0)
+    return body
 
 
 def create_dm(call: Call) -> Reply:

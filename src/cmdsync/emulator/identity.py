@@ -58,8 +58,8 @@ def current_user(call: Call) -> Reply:
         return Reply(200, profiles.bot_user(app))
     if "identify" not in token.scopes:
         raise error_replies.missing_scope()
-    return Reply(200, profiles.user(token.user_id or profiles.owner_id(call.store, app),
-                                    pii=True))
+    return Reply(200, _person(call, token.user_id or profiles.owner_id(call.store, app),
+                              pii=True))
 
 
 def my_application(call: Call) -> Reply:
@@ -116,8 +116,15 @@ def authorization(call: Call) -> Reply:
         "expires": datetime.fromtimestamp(expires, timezone.utc).isoformat(),
         "scopes": sorted(token.scopes)}
     if "identify" in token.scopes:
-        body["user"] = profiles.user(token.user_id or profiles.owner_id(call.store, app))
+        body["user"] = _person(call, token.user_id or profiles.owner_id(call.store, app))
     return Reply(200, body)
+
+
+def _person(call: Call, user_id: str, *, pii: bool = False) -> dict[str, Any]:
+    """The user, named as the seed names them."""
+    fixture = call.store.fixture("user", "", user_id) or {}
+    return profiles.user(user_id, pii=pii, username=fixture.get("username"),
+                         global_name=fixture.get("global_name"))
 
 
 def _own_application(call: Call) -> Application:

@@ -138,6 +138,7 @@ ROUTES: tuple[Route, ...] = (
           "webhook", auth=False),
     # What a bot reads and sends beside the interaction (guilds, messages).
     Route("/users/@me/channels", "POST", guilds.create_dm, "users/@me/channels"),
+    Route("/users/@me/guilds", "GET", guilds.my_guilds, "users/@me/guilds"),
     Route("/users/{user_id}", "GET", guilds.get_user, "users"),
     Route("/guilds/{guild_id}", "GET", guilds.get_guild, "guild"),
     Route("/guilds/{guild_id}/members/{user_id}", "GET", guilds.get_member, "members"),

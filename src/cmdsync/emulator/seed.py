@@ -3,7 +3,8 @@ and the guild fixtures interactions are built from.
 
 Without ``--seed`` the emulator holds one application ``111111111111111111``
 (flags 0, guild install only) with bot token ``emulator-bot-token`` and client
-credentials ``111111111111111111`` / ``emulator-secret``; one guild
+credentials ``111111111111111111`` / ``emulator-secret`` and the OAuth2
+redirect URI ``http://127.0.0.1:53682/callback`` (``cmdsync login``'s); one guild
 ``222222222222222222``; and a user ``333333333333333333`` whose bearer token
 ``emulator-user-token`` has scope ``applications.commands.permissions.update``
 and may manage that guild. That guild is owned by user ``333333333333333333``
@@ -26,6 +27,7 @@ that default and has its shape::
         bot_token: my-bot-token
         client_secret: my-secret
         entry_point: true        # EMBEDDED apps start with a global "Launch" entry point (Discord's documentation)
+        redirect_uris: ["http://127.0.0.1:53682/callback"]  # OAuth2, matched exactly
     guilds:
       - id: "555555555555555555"
         name: Test guild
@@ -54,6 +56,10 @@ that default and has its shape::
         guilds: ["555555555555555555"]          # guilds the user may manage
       - {id: "999999999999999999", username: bob}
 
+Every user may log in on the consent page of ``/oauth2/authorize``
+(:mod:`cmdsync.emulator.consent`); the tokens it leads to may manage the
+user's ``guilds``.
+
 Fixtures can be added later the same way (``POST /_emulator/seed``).
 Problems raise :class:`~cmdsync.errors.UsageError` naming the field.
 """
@@ -65,6 +71,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from cmdsync.emulator.bodies import stored_body
 from cmdsync.emulator.database import Application, Store, StoredCommand, Token
@@ -86,6 +93,7 @@ USER_ID = "333333333333333333"
 BOT_TOKEN = "emulator-bot-token"
 CLIENT_SECRET = "emulator-secret"
 USER_TOKEN = "emulator-user-token"
+REDIRECT_URI = "http://127.0.0.1:53682/callback"  # where `cmdsync login` listens by default
 PERMISSIONS_SCOPE = "applications.commands.permissions.update"
 COMMANDS_SCOPE = "applications.commands.update"
 MEMBER_ID = "333333333333333334"
@@ -98,7 +106,7 @@ EVERYONE_PERMISSIONS = 2_248_473_465_835_073
 DEFAULT_SEED: dict[str, Any] = {
     "applications": [{"id": APPLICATION_ID, "name": "cmdsync emulator", "flags": 0,
                       "integration_types": ["guild_install"], "bot_token": BOT_TOKEN,
-                      "client_secret": CLIENT_SECRET}],
+                      "client_secret": CLIENT_SECRET, "redirect_uris": [REDIRECT_URI]}],
     "guilds": [{
         "id": GUILD_ID, "name": "Emulator Guild", "owner_id": USER_ID,
         "preferred_locale": "en-US",
@@ -229,8 +237,9 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
     for item in seed.get("applications") or []:
         app = _application(item, "seed")
         existing = store.application(app.id)
-        if existing is not None and keep_applications:
-            app = existing
+        if existing is not None and keep_applications:  # but the seed's redirect URIs
+            app = replace(existing, redirect_uris=app.redirect_uris)
+            store.add_application(app)
         else:  # a seed does not set the interactions endpoint: an existing one stays
             app = replace(app, interactions_endpoint_url=existing.interactions_endpoint_url
                           if existing else None)
@@ -267,7 +276,8 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
     for user in seed.get("users") or []:
         store.put_fixture("user", "", str(user["id"]), {
             "id": str(user["id"]), "username": user.get("username"),
-            "global_name": user.get("global_name")})
+            "global_name": user.get("global_name"),
+            "guilds": [str(g) for g in user.get("guilds") or []]})
         if user.get("bearer_token") in (None, ""):
             continue
         store.add_token(Token(str(user["bearer_token"]), "bearer", str(user["application_id"]),
@@ -358,4 +368,21 @@ def _application(item: dict[str, Any], where: str) -> Application:
                              "or user_install")
         types.append(number)
     return Application(str(item["id"]), str(item.get("name", "Application")), flags,
-                       tuple(sorted(set(types))), str(item["client_secret"]))
+                       tuple(sorted(set(types))), str(item["client_secret"]),
+                       redirect_uris=_redirect_uris(item.get("redirect_uris"), where))
+
+
+def _redirect_uris(value: Any, where: str) -> tuple[str, ...]:
+    """An application's OAuth2 redirect URIs: absolute, without a fragment (RFC 6749
+    3.1.2); raises :class:`UsageError` naming the item."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise UsageError(f"{where}: redirect_uris must be a list of URIs")
+    for index, uri in enumerate(value):
+        parts = urlsplit(uri) if isinstance(uri, str) else None
+        if parts is None or not parts.scheme or "#" in uri or (
+                parts.scheme in ("http", "https") and not parts.hostname):
+            raise UsageError(f"{where}: redirect_uris[{index}] must be an absolute URI "
+                             "without a fragment, such as http://127.0.0.1:53682/callback")
+    return tuple(dict.fromkeys(value))

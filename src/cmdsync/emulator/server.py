@@ -49,6 +49,9 @@ def banner(emulator: Emulator, base_url: str) -> str:
         stored = emulator.store.application(str(app["id"]))
         if stored is not None:
             lines.append(f"    public key (verify_key) {verify_key(stored)}")
+        if stored is not None and stored.redirect_uris:
+            lines.append(f"    OAuth2: {base_url}/oauth2/authorize, redirect URIs "
+                         f"{' '.join(stored.redirect_uris)}")
     for guild in emulator.seed.get("guilds") or []:
         counts = [f"{len(guild[key])} {key if len(guild[key]) != 1 else key[:-1]}"
                   for key in ("members", "channels") if guild.get(key)]
