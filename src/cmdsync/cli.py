@@ -668,8 +668,12 @@ def login(
     def announce(url: str, opened: bool) -> None:
         console.err(render.authorize_prompt(url, opened, redirect_uri=_redirect(port)))
 
-    found = run_login(request, announce=announce, store=store,
-                      open_browser=None if no_browser else webbrowser.open)
+    try:
+        found = run_login(request, announce=announce, store=store,
+                          open_browser=None if no_browser else webbrowser.open)
+    except KeyboardInterrupt:  # typer would exit 130 without a word
+        console.err("\nInterrupted: the login was cancelled; nothing was stored.\n")
+        return EXIT_INTERRUPTED
     console.out(render.logged_in(found, store.where))
     return EXIT_OK
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +24,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.errors import PasswordDeleteError
 
+from cmdsync.client.logins import FileStore, KeyringStore, Login, Place, default_store
+from cmdsync.client.loopback import Listener
+from tests.support import processes
 from tests.support.cli import MANIFEST, clean_environment, run
 from tests.support.emulator import APP, emulator
 from tests.support.oauth import ACCESS_TOKEN, SECRET, Ledger, oauth_standin
@@ -286,3 +294,97 @@ def test_logout_forgets_even_when_revoking_fails(
                           "/oauth2/token/revoke: ")
     assert out.endswith("revoke it in Discord's User Settings > Authorized Apps.\n")
 
+
+
+def test_ctrl_c_while_waiting_stops_cleanly_and_frees_the_port(
+        tmp_path: Path, port: int) -> None:
+    env = {**processes.environment(None), "CMDSYNC_CONFIG_DIR": str(tmp_path / "config"),
+           "DISCORD_CLIENT_ID": APP, "DISCORD_CLIENT_SECRET": SECRET}
+    process = subprocess.Popen(
+        [sys.executable, "-c", processes.WITH_CTRL_C, "login", "--no-browser", "--port",
+         str(port), "--api-url", "http://127.0.0.1:9/api/v10"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith("Waiting for the answer"):
+            break
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 130
+    assert process.stdout is not None
+    assert (process.stdout.read(), process.stderr.read()) == (
+        "", "\nInterrupted: the login was cancelled; nothing was stored.\n")
+    process.stdout.close()
+    process.stderr.close()
+    with socket.socket() as again:  # the listener's socket was closed
+        again.bind(("127.0.0.1", port))
+
+
+def test_the_listener_answers_its_callback_only_and_reads_little(port: int) -> None:
+    seen: list[int] = []
+
+    def send() -> None:
+        base = f"http://127.0.0.1:{port}"
+        try:  # the line is cut at 8 KiB: a 414, or the connection reset with it unread
+            seen.append(httpx.get(f"{base}/callback?x={'a' * 9000}").status_code)
+        except httpx.TransportError:
+            seen.append(414)
+        seen.append(httpx.post(f"{base}/callback", content=b"code=c").status_code)
+        seen.append(httpx.get(f"{base}/favicon.ico").status_code)
+        seen.append(httpx.get(f"{base}/callback?code=c&state=s").status_code)
+
+    with Listener(port, lambda query: ("Logged in", "")) as listener:
+        thread = threading.Thread(target=send, daemon=True)
+        thread.start()
+        assert listener.wait(30) == {"code": "c", "state": "s"}
+    thread.join(timeout=10)
+    assert seen == [414, 405, 404, 200]
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keyring backend in memory: the store's keyring path without the user's."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
+
+
+def test_the_keyring_keeps_logins_per_place_and_user(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = MemoryKeyring()
+    monkeypatch.delenv("CMDSYNC_CONFIG_DIR")
+    monkeypatch.setattr("keyring.get_keyring", lambda: backend)
+    store = default_store()
+    assert isinstance(store, KeyringStore)
+    place = Place("https://discord.com/api/v10", APP, "prod")
+    login = Login(place, USER, "alice", ("identify",), 1.0, "access-token-1", "refresh-1")
+    store.save(login)
+    assert store.current(place) == login
+    assert store.current(Place("https://discord.com/api/v10", APP, "")) is None
+    assert set(backend.entries) == {("cmdsync", f"https://discord.com/api/v10|{APP}|prod|{USER}"),
+                                    ("cmdsync", f"current|https://discord.com/api/v10|{APP}|prod")}
+    store.forget(login)
+    assert backend.entries == {} and store.current(place) is None
+
+
+def test_without_a_usable_keyring_the_file_is_used(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from keyring.backends import fail
+
+    monkeypatch.delenv("CMDSYNC_CONFIG_DIR")
+    monkeypatch.setattr("keyring.get_keyring", fail.Keyring)
+    monkeypatch.setattr("platformdirs.user_config_dir", lambda name: str(tmp_path / name))
+    store = default_store()
+    assert isinstance(store, FileStore) and store.path == str(tmp_path / "cmdsync" /
+                                                              "logins.json")
