@@ -79,6 +79,16 @@ def test_the_state_file_survives_a_restart_and_the_seed_file_is_used(tmp_path: P
     ("applications: [{id: '1', bot_token: b, client_secret: s, flags: [bogus]}]\n",
      "seed file {}: applications[0]: unknown flag 'bogus': use an integer or embedded"),
     ("guilds: []\n", "seed file {}: at least one application is required"),
+    ("applications: [{id: '1', bot_token: b, client_secret: s, redirect_uris: x}]\n",
+     "seed file {}: applications[0]: redirect_uris must be a list of URIs"),
+    (("applications: [{id: '1', bot_token: b, client_secret: s, "
+     "redirect_uris: ['http://127.0.0.1/ok', '/callback']}]\n"),
+     ("seed file {}: applications[0]: redirect_uris[1] must be an absolute URI without a "
+     "fragment, such as http://127.0.0.1:53682/callback")),
+    (("applications: [{id: '1', bot_token: b, client_secret: s, "
+     "redirect_uris: ['http://127.0.0.1/cb#frag']}]\n"),
+     ("seed file {}: applications[0]: redirect_uris[0] must be an absolute URI without a "
+     "fragment, such as http://127.0.0.1:53682/callback")),
 ])
 def test_a_bad_seed_file_is_a_usage_error(tmp_path: Path, content: str, message: str) -> None:
     seed = tmp_path / "seed.yaml"

@@ -11,13 +11,15 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.seed import default_seed
 from tests.support.consent import consent, pkce, query_of, read_form
 from tests.support.emulator import (
     APP,
@@ -410,3 +412,23 @@ def test_no_token_appears_in_the_page_the_log_or_the_server_output(
         assert not any(secret in text for secret in secrets_seen)
     routes = [entry["route"] for entry in site.get("/_emulator/log").json()["requests"]]
     assert routes.count("POST /oauth2/token") == 1 and "GET /oauth2/authorize" in routes
+
+
+def test_a_state_file_keeps_grants_and_takes_the_seeds_new_redirect_uris(
+        tmp_path: Path) -> None:
+    state, clock = str(tmp_path / "state.sqlite"), FakeClock()
+    with http_server(new_emulator(state=state, clock=clock)) as base_url, \
+            http_client(base_url) as site:
+        body = log_in(site)
+    moved = default_seed()
+    moved["applications"][0]["redirect_uris"] = ["http://127.0.0.1:8000/cb"]
+    with http_server(new_emulator(state=state, seed=moved, clock=clock)) as base_url, \
+            http_client(base_url) as site:
+        assert site.get("/api/v10/users/@me", headers=bearer(body["access_token"])
+                        ).status_code == 200
+        assert site.post("/api/v10/oauth2/token", auth=(APP, SECRET), data={
+            "grant_type": "refresh_token", "refresh_token": body["refresh_token"]}
+        ).status_code == 200
+        assert site.get("/oauth2/authorize", params=params()).status_code == 400
+        moved_to = consent(site, params(redirect_uri="http://127.0.0.1:8000/cb"))
+        assert moved_to.startswith("http://127.0.0.1:8000/cb?code=")
