@@ -206,3 +206,71 @@ def test_auth_status_and_logout_against_the_emulator(
     assert me.status_code == 401  # revoking the refresh token ended its access token
     for token in (login["access_token"], login["refresh_token"]):
         assert token not in out + err
+
+
+def chromium_login(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                   base: str, port: int, decision: str) -> tuple[tuple[int, str, str], str]:
+    """``cmdsync login`` with ``webbrowser.open`` driving headless Chromium, which picks
+    the seeded owner and clicks ``decision``; login's answer and the page's heading."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright is not installed (pip install -e '.[dev]')")
+    from tests.emulator.test_oauth_browser import ARGS, chromium
+
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no Chromium found: apt-get install chromium (or set CMDSYNC_CHROMIUM)")
+    headings: list[str] = []
+    threads: list[threading.Thread] = []
+
+    def drive(url: str) -> None:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(url)
+                page.get_by_label(f"owner ({USER_ID})").check()
+                page.get_by_role("button", name=decision).click()
+                page.wait_for_url(f"http://127.0.0.1:{port}/callback?**", timeout=10_000)
+                headings.append(page.locator("h1").inner_text())
+            finally:
+                browser.close()
+
+    def open_url(url: str) -> bool:
+        threads.append(threading.Thread(target=drive, args=(url,), daemon=True))
+        threads[-1].start()
+        return True
+
+    monkeypatch.setattr("webbrowser.open", open_url)
+    found = run(capsys, "login", "--api-url", f"{base}/api/v10", "--port", str(port),
+                "--timeout", "60")
+    for thread in threads:
+        thread.join(timeout=30)
+    return found, headings[0] if headings else ""
+
+
+@pytest.mark.slow
+def test_login_in_a_real_browser_then_apply(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        served: tuple[Emulator, str], port: int, user_env: dict[str, str]) -> None:
+    _, base = served
+    (code, out, err), heading = chromium_login(capsys, monkeypatch, base, port, "Authorize")
+    assert (code, heading) == (0, "Logged in"), err
+    assert out.startswith(f"Logged in as owner ({USER_ID}) for application {APP}")
+    code, out, err = run(capsys, "apply", "--auto-approve", "--api-url", f"{base}/api/v10",
+                         "commands.yaml")
+    assert code == 0, err
+    assert [p["permissions"] for p in overwrites(base)] == [[
+        {"id": emulator_seed.GUILD_ID, "type": 1, "permission": False}]]
+    assert stored(user_env)["access_token"] not in out + err
+
+
+@pytest.mark.slow
+def test_cancel_in_a_real_browser_stores_nothing(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        served: tuple[Emulator, str], port: int, user_env: dict[str, str]) -> None:
+    _, base = served
+    (code, _, err), heading = chromium_login(capsys, monkeypatch, base, port, "Cancel")
+    assert (code, heading, err.splitlines()[-1]) == (
+        1, "Login not completed",
+        "error: the login was cancelled in the browser (access_denied): nothing was stored")
+    assert not (Path(user_env["CMDSYNC_CONFIG_DIR"]) / "logins.json").exists()
