@@ -236,6 +236,10 @@ def test_identity_endpoints_match_the_openapi(http_api: httpx.Client) -> None:
         check_exact(http_api.get(path), "GET", template)
     check_exact(http_api.get("/oauth2/@me", headers=bearer(http_api, "identify applications.commands.update")),
                 "GET", "/oauth2/@me")
+    for headers in ({}, bearer(http_api, "guilds")):
+        mine = http_api.get("/users/@me/guilds", headers=headers, params={"with_counts": "true"})
+        assert [g["id"] for g in mine.json()] == [GUILD]
+        check_exact(mine, "GET", "/users/@me/guilds")
     check_exact(http_api.patch("/applications/@me", json={
         "flags": 1 << 17, "description": {"default": "ignored"},
         "integration_types_config": {
