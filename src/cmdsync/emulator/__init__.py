@@ -9,7 +9,9 @@ Modules, request to answer: ``app`` (ASGI, the request pipeline), ``auth``,
 ``commands`` (upsert, edit, bulk overwrite, limits), ``stored`` (what is
 kept of a body), ``render`` (responses, locales), ``form_errors`` (50035
 bodies from diagnostics), ``errors``, ``store`` (SQLite), ``seed``,
-``oauth``, ``admin`` (``/_emulator/``), ``instance``, ``server`` (uvicorn).
+``oauth`` (the token endpoints), ``consent`` (``/oauth2/authorize``),
+``grants`` (codes and grants), ``admin`` (``/_emulator/``), ``instance``,
+``server`` (uvicorn).
 """
 
 from cmdsync.emulator.app import create_app
