@@ -388,3 +388,27 @@ def test_without_a_usable_keyring_the_file_is_used(
     store = default_store()
     assert isinstance(store, FileStore) and store.path == str(tmp_path / "cmdsync" /
                                                               "logins.json")
+
+
+def test_a_login_belongs_to_its_cmdsync_toml_environment(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, config: Path,
+        standin: tuple[str, Ledger], port: int, tmp_path: Path) -> None:
+    base, _ = standin
+    (tmp_path / "commands.yaml").write_text(MANIFEST)
+    (tmp_path / "cmdsync.toml").write_text(
+        'manifests = ["commands.yaml"]\n\n[environments.staging]\n'
+        f'application_id = "{APP}"\napi_url = "{base}/api/v10"\n')
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "emulator-bot-token")
+    browser(monkeypatch)
+    code, out, err = run(capsys, "login", "--env", "staging", "--port", str(port))
+    assert (code, out.splitlines()[0]) == (
+        0, (f"Logged in as emulator-user ({USER}) for application {APP} at {base}/api/v10 "
+        "(environment staging).")), err
+    assert list(stored(config)) == [f"{base}/api/v10|{APP}|staging|{USER}"]
+    code, out, err = run(capsys, "apply", "--auto-approve", "--env", "staging")
+    assert code == 0, err
+    (tmp_path / "other.yaml").write_text(MANIFEST.replace("permission: false",
+                                                          "permission: true"))
+    code, _, err = run(capsys, "apply", "--auto-approve", "--api-url", f"{base}/api/v10",
+                       "--application-id", APP, "other.yaml")  # no environment: no login
+    assert code == 1 and "or run `cmdsync login` (a bot token gets 403 code 20001)" in err
