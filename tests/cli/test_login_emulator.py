@@ -214,7 +214,7 @@ def chromium_login(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monke
     the seeded owner and clicks ``decision``; login's answer and the page's heading."""
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="Playwright is not installed (pip install -e '.[dev]')")
-    from tests.emulator.test_oauth_browser import ARGS, chromium
+    from tests.support.browser import ARGS, chromium
 
     executable = chromium()
     if executable is None:

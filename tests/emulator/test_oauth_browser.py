@@ -10,8 +10,6 @@ why, where Playwright or a Chromium is missing.
 from __future__ import annotations
 
 import http.server
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -19,22 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.browser import ARGS, chromium
 from tests.support.consent import pkce, query_of
 from tests.support.emulator import APP, FakeClock, emulator, http_client, http_server
 
 pytestmark = pytest.mark.slow
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MEMBER = "333333333333333334"
-
-
-def chromium() -> str | None:
-    """Debian's Chromium (CMDSYNC_CHROMIUM names another), or None."""
-    for candidate in (os.environ.get("CMDSYNC_CHROMIUM"), "/usr/bin/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 class _Callback(http.server.BaseHTTPRequestHandler):
