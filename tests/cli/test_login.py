@@ -27,7 +27,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
-from cmdsync.client.logins import FileStore, KeyringStore, Login, Place, default_store
+from cmdsync.client.logins import Login, Place, default_store
 from cmdsync.client.loopback import Listener
 from tests.support import processes
 from tests.support.cli import MANIFEST, clean_environment, run
@@ -360,25 +360,30 @@ class MemoryKeyring(KeyringBackend):
             raise PasswordDeleteError(username)
 
 
-def test_the_keyring_keeps_logins_per_place_and_user(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_keyring_keeps_the_tokens_and_the_file_the_index(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     backend = MemoryKeyring()
     monkeypatch.delenv("CMDSYNC_CONFIG_DIR")
-    monkeypatch.setattr("keyring.get_keyring", lambda: backend)
+    monkeypatch.setattr("platformdirs.user_config_dir", lambda name: str(tmp_path / name))
+    found: list[object] = []
+    monkeypatch.setattr("keyring.get_keyring", lambda: found.append(1) or backend)
     store = default_store()
-    assert isinstance(store, KeyringStore)
     place = Place("https://discord.com/api/v10", APP, "prod")
+    assert store.current(place) is None and found == []  # no login: keyring not opened
     login = Login(place, USER, "alice", ("identify",), 1.0, "access-token-1", "refresh-1")
     store.save(login)
-    assert store.current(place) == login
+    assert store.where == "the system keyring" and store.current(place) == login
     assert store.current(Place("https://discord.com/api/v10", APP, "")) is None
-    assert set(backend.entries) == {("cmdsync", f"https://discord.com/api/v10|{APP}|prod|{USER}"),
-                                    ("cmdsync", f"current|https://discord.com/api/v10|{APP}|prod")}
+    key = f"https://discord.com/api/v10|{APP}|prod|{USER}"
+    assert json.loads(backend.entries[("cmdsync", key)]) == {
+        "access_token": "access-token-1", "refresh_token": "refresh-1"}
+    index = (tmp_path / "cmdsync" / "logins.json").read_text()
+    assert "access-token-1" not in index and "refresh-1" not in index
     store.forget(login)
     assert backend.entries == {} and store.current(place) is None
 
 
-def test_without_a_usable_keyring_the_file_is_used(
+def test_without_a_usable_keyring_the_file_keeps_the_tokens(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from keyring.backends import fail
 
@@ -386,8 +391,7 @@ def test_without_a_usable_keyring_the_file_is_used(
     monkeypatch.setattr("keyring.get_keyring", fail.Keyring)
     monkeypatch.setattr("platformdirs.user_config_dir", lambda name: str(tmp_path / name))
     store = default_store()
-    assert isinstance(store, FileStore) and store.path == str(tmp_path / "cmdsync" /
-                                                              "logins.json")
+    assert store.where == str(tmp_path / "cmdsync" / "logins.json")
 
 
 def test_a_login_belongs_to_its_cmdsync_toml_environment(

@@ -5,15 +5,14 @@ A :class:`Login` is keyed by its :class:`Place` (the API URL, the application
 and the environment of cmdsync.toml) and its user; each place also records
 its current user (the last one logged in), which plan and apply use.
 
-- :class:`KeyringStore`: the ``keyring`` library's backend (macOS Keychain,
-  Windows Credential Locker, the Secret Service), service ``cmdsync``;
-  used when one is available, never the fail or null backend (set
-  ``PYTHON_KEYRING_BACKEND=keyring.backends.null.Keyring`` to keep tokens
-  out of the keyring);
-- :class:`FileStore`: ``logins.json`` in ``platformdirs.user_config_dir("cmdsync")``
-  (or ``$CMDSYNC_CONFIG_DIR``), created with mode 0600 and replaced atomically.
-
-:func:`default_store` picks one. Tokens never appear in a ``repr``.
+:class:`Store` keeps an index of the logins (places, users, scopes, expiry;
+no token) in ``logins.json`` in ``platformdirs.user_config_dir("cmdsync")``
+(or ``$CMDSYNC_CONFIG_DIR``), created with mode 0600 and replaced atomically.
+The tokens go to the ``keyring`` library's backend (macOS Keychain, Windows
+Credential Locker, the Secret Service; service ``cmdsync``) when one is
+usable, never the fail or null backend (``PYTHON_KEYRING_BACKEND=
+keyring.backends.null.Keyring`` keeps them out of it), else into the file
+beside the index. Tokens never appear in a ``repr``.
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from cmdsync.client.redact import remember
 from cmdsync.errors import CmdsyncError
@@ -78,24 +77,26 @@ class Login:
         return login
 
 
-class Store(Protocol):
-    """Saves, finds and forgets logins; ``where`` names it for messages."""
+class Store:
+    """Logins: an index in ``logins.json`` (mode 0600, replaced atomically on each
+    change); the tokens in the keyring when ``keyring`` gives a usable backend, else in
+    the file beside the index. Reading a place no one logged in at opens only the file
+    (importing ``keyring`` and finding its backend costs ~0.1 s on every plan)."""
 
-    where: str
-
-    def save(self, login: Login) -> None: ...
-
-    def current(self, place: Place) -> Login | None: ...
-
-    def forget(self, login: Login) -> None: ...
-
-
-class FileStore:
-    """Logins in one JSON file, mode 0600, replaced atomically on each change."""
-
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, *, keyring: Callable[[], Any] | None = None) -> None:
         self.path = os.path.join(directory, FILE_NAME)
-        self.where = self.path
+        self._find_keyring = keyring
+        self._backend: list[Any] = []  # the backend once looked for (None: none usable)
+
+    @property
+    def where(self) -> str:
+        """Where new tokens go, for messages."""
+        return "the system keyring" if self._keyring() is not None else self.path
+
+    def _keyring(self) -> Any:
+        if not self._backend:
+            self._backend.append(self._find_keyring() if self._find_keyring else None)
+        return self._backend[0]
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -130,72 +131,73 @@ class FileStore:
             raise
 
     def save(self, login: Login) -> None:
+        """Store ``login`` and make its user the place's current one."""
         data = self._read()
-        data["logins"][login.key] = login.to_json()
+        record = login.to_json()
+        backend = self._keyring()
+        if backend is not None:
+            tokens = {name: record.pop(name) for name in _TOKENS}
+            backend.set_password(SERVICE, login.key, json.dumps(tokens))
+            record["in_keyring"] = True
+        data["logins"][login.key] = record
         data["current"][login.place.key] = login.user_id
         self._write(data)
 
     def current(self, place: Place) -> Login | None:
+        """The login of the place's current user, or None."""
         data = self._read()
         user = data["current"].get(place.key)
         record = data["logins"].get(f"{place.key}|{user}") if user else None
+        if not isinstance(record, dict):
+            return None
         try:
-            return Login.from_json(record) if record else None
+            if record.get("in_keyring"):
+                record = {**record, **self._tokens(f"{place.key}|{user}")}
+            return Login.from_json(record)
         except (KeyError, TypeError, ValueError):
             raise CmdsyncError(f"{self.path}: the login for {place.key} is damaged: run "
                                "`cmdsync login` again") from None
 
+    def _tokens(self, key: str) -> dict[str, Any]:
+        backend = self._keyring()
+        found = backend.get_password(SERVICE, key) if backend is not None else None
+        if found is None:
+            raise CmdsyncError(f"the tokens of the login for {key.rsplit('|', 1)[0]} are not "
+                               "in the system keyring (unreachable, or removed): run "
+                               "`cmdsync login` again")
+        tokens = json.loads(found)
+        return tokens if isinstance(tokens, dict) else {}
+
     def forget(self, login: Login) -> None:
+        """Remove ``login`` (its keyring entry too)."""
         data = self._read()
-        data["logins"].pop(login.key, None)
+        record = data["logins"].pop(login.key, None)
         if data["current"].get(login.place.key) == login.user_id:
             del data["current"][login.place.key]
+        backend = self._keyring() if isinstance(record, dict) and record.get("in_keyring") \
+            else None
+        if backend is not None:
+            import keyring.errors
+
+            try:
+                backend.delete_password(SERVICE, login.key)
+            except keyring.errors.PasswordDeleteError:
+                pass  # already gone
         self._write(data)
 
 
-class KeyringStore:
-    """Logins in the OS keyring: one entry per login, one naming each place's user."""
-
-    where = "the system keyring"
-
-    def __init__(self, backend: Any) -> None:
-        self._backend = backend
-
-    def save(self, login: Login) -> None:
-        self._backend.set_password(SERVICE, login.key, json.dumps(login.to_json()))
-        self._backend.set_password(SERVICE, "current|" + login.place.key, login.user_id)
-
-    def current(self, place: Place) -> Login | None:
-        user = self._backend.get_password(SERVICE, "current|" + place.key)
-        record = self._backend.get_password(SERVICE, f"{place.key}|{user}") if user else None
-        try:
-            return Login.from_json(json.loads(record)) if record else None
-        except (KeyError, TypeError, ValueError):
-            raise CmdsyncError(f"the keyring's login for {place.key} is damaged: run "
-                               "`cmdsync login` again") from None
-
-    def forget(self, login: Login) -> None:
-        import keyring.errors
-
-        for name in (login.key, "current|" + login.place.key):
-            try:
-                self._backend.delete_password(SERVICE, name)
-            except keyring.errors.PasswordDeleteError:
-                pass  # already gone
-
-
 def default_store(env: Mapping[str, str] | None = None) -> Store:
-    """The keyring when a usable backend is found (not with ``$CMDSYNC_CONFIG_DIR``
-    set), else the file in the user's config directory."""
+    """The store in ``$CMDSYNC_CONFIG_DIR`` (then never the keyring), else in
+    ``platformdirs.user_config_dir("cmdsync")`` with the keyring when usable."""
     env = os.environ if env is None else env
     if env.get(CONFIG_DIR_VARIABLE):
-        return FileStore(env[CONFIG_DIR_VARIABLE])
-    backend = _keyring()
-    if backend is not None:
-        return KeyringStore(backend)
+        return Store(env[CONFIG_DIR_VARIABLE])
     import platformdirs
 
-    return FileStore(platformdirs.user_config_dir("cmdsync"))
+    return Store(platformdirs.user_config_dir("cmdsync"), keyring=_keyring)
+
+
+_TOKENS = ("access_token", "refresh_token")
 
 
 def _keyring() -> Any:
