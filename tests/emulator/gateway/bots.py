@@ -15,6 +15,7 @@ import discord
 import pytest
 
 from cmdsync.emulator import Emulator, Limits, create_app, new_emulator
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.gateway.clients import pointed_at
 from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID
 from cmdsync.emulator.server import BackgroundServer
@@ -199,3 +200,38 @@ def ping_answered(reply: str) -> str:
             "Response: CHANNEL_MESSAGE_WITH_SOURCE\n"
             "Reply:\n"
             f"  {reply}\n")
+
+
+MESSAGE_ID = "222222222222222226"  # the default seed's message, by member
+# The same bot answers, whatever its library: each kind of command run with
+# `cmdsync invoke ARGS` and the text it prints after "Invoked ... SENT".
+KINDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "user-command": (("--user-command", "Inspect", "--target", emulator_seed.MEMBER_ID), (
+        f"Invoked 'Inspect' on {emulator_seed.MEMBER_ID} {{sent}}\n"
+        "Response: CHANNEL_MESSAGE_WITH_SOURCE\nReply:\n  member has 1 role(s)\n")),
+    "message-command": (("--message-command", "Quote", "--target", MESSAGE_ID), (
+        f"Invoked 'Quote' on {MESSAGE_ID} {{sent}}\n"
+        'Response: CHANNEL_MESSAGE_WITH_SOURCE\nReply:\n  "hello" by member\n')),
+    "autocomplete": (("--autocomplete", "/fruit name:ap"), (
+        "Autocomplete /fruit name:ap (focused) {sent}\n"
+        "Response: APPLICATION_COMMAND_AUTOCOMPLETE_RESULT\n"
+        '  Apple = "apple"\n  Apricot = "apricot"\n')),
+    "modal": (("/form",), (
+        "Invoked /form {sent}\nResponse: MODAL\n"
+        '  modal "Feedback" (feedback), 1 component row(s)\n')),
+    "deferral": (("--wait", "30", "--follow-ups", "1", "/slow"), (
+        "Invoked /slow {sent}\nResponse: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply (edited):\n  done thinking\nFollow-up:\n  and one more thing\n")),
+    "ephemeral": (("/secret",), (
+        "Invoked /secret {sent}\nResponse: CHANNEL_MESSAGE_WITH_SOURCE\n"
+        "Reply (ephemeral):\n  only you\n")),
+}
+
+
+def kind_answered(kind: str) -> tuple[tuple[str, ...], str]:
+    """The ``cmdsync invoke`` arguments of a :data:`KINDS` entry and the text it prints,
+    run as the default seed's owner in its guild's first channel."""
+    args, text = KINDS[kind]
+    sent = (f"in guild {emulator_seed.GUILD_ID}, channel {emulator_seed.CHANNEL_ID} as owner "
+            f"({emulator_seed.USER_ID})")
+    return args, text.format(sent=sent)
