@@ -25,7 +25,7 @@ os.environ["CMDSYNC_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cmdsync-config-")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``corpus`` every test that reads the real-world corpus beside the repository
+    """Mark ``corpus`` every test that reads the real-world corpus (CMDSYNC_TEST_SHARED)
     (a corpus file among its parameters, or marked so by its module), so that
     ``pytest -m corpus`` runs just those against a corpus found elsewhere."""
     for item in items:

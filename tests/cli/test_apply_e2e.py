@@ -46,7 +46,7 @@ SEED: dict[str, Any] = {
 def clean_command_files() -> list[Any]:
     """The corpus files Discord would accept as they are (test_corpus's verdicts)."""
     if not CORPUS.is_dir():
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"real-world corpus not found at {CORPUS} (it lives beside the repository, not in it)"))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=paths.NO_CORPUS))]
     from tests.support.corpus import COMMAND_FILES
 
     return [pytest.param(CORPUS / name, id=name.split("__")[1])

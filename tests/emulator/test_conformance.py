@@ -40,10 +40,9 @@ from tests.support.emulator import (
 )
 
 OPENAPI = paths.OPENAPI  # shipped in tests/data (MIT, see SOURCE.md beside it)
-LIVE = paths.CORPUS / "live_responses"  # beside the repository: skipped where absent
+LIVE = paths.CORPUS / "live_responses"  # given by CMDSYNC_TEST_SHARED, else skipped
 NO_CORPUS = pytest.mark.skipif(not LIVE.is_dir(), reason=(
-    f"real Discord responses not found at {LIVE} (the corpus lives beside the repository, "
-    "not in it)"))
+    f"real Discord responses not found at {LIVE}: {paths.NO_CORPUS}"))
 RESPONSE_ONLY = ("id", "application_id", "version", "guild_id")
 HEADER_TYPES = {"integer": int, "number": float, "string": str}
 

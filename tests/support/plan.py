@@ -44,9 +44,9 @@ def clean_corpus_files() -> list[Path]:
 
 
 CORPUS_PARAMS = [pytest.param(p, id=p.stem) for p in corpus_files()] or [
-    pytest.param(None, marks=pytest.mark.skip(reason="corpus not found"))]
+    pytest.param(None, marks=pytest.mark.skip(reason=paths.NO_CORPUS))]
 CLEAN_PARAMS = [pytest.param(p, id=p.stem) for p in clean_corpus_files()] or [
-    pytest.param(None, marks=pytest.mark.skip(reason="corpus not found"))]
+    pytest.param(None, marks=pytest.mark.skip(reason=paths.NO_CORPUS))]
 
 
 APP = "111111111111111111"

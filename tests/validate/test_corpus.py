@@ -1,6 +1,6 @@
 """Real-world command files against Discord's rules.
 
-The corpus (``shared/corpus`` beside the repository, see its README.md and
+The corpus (``corpus/`` of the folder CMDSYNC_TEST_SHARED names, see its README.md and
 SOURCES.tsv) was written by other people for real bots; it is never edited.
 Each file is validated on its own (all files of one run merge into one
 desired state, and two unrelated bots may both have a ``/ping``).
@@ -36,11 +36,10 @@ from tests.support.corpus import (
     at,
 )
 
-SHARED = paths.SHARED
-CORPUS = SHARED / "corpus"
+CORPUS = paths.CORPUS
 pytestmark = [pytest.mark.corpus, pytest.mark.skipif(
     not CORPUS.is_dir(),
-    reason=f"real-world corpus not found at {CORPUS}: it lives beside the repository, not in it")]
+    reason=paths.NO_CORPUS)]
 
 
 def _found(diagnostics: list[Diagnostic], severity: Severity) -> set[tuple[str, str]]:
