@@ -32,20 +32,15 @@ from cmdsync.client.loopback import Listener
 from tests.support import processes
 from tests.support.cli import MANIFEST, clean_environment, run
 from tests.support.emulator import APP, emulator
-from tests.support.oauth import ACCESS_TOKEN, SECRET, Ledger, oauth_standin
+from tests.support.oauth import ACCESS_TOKEN, SECRET, Ledger, free_port, oauth_standin
 from tests.support.processes import cmdsync_process
 
 USER = "333333333333333333"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def port() -> int:
+    """A loopback port nothing listens on, for login's redirect URI."""
     return free_port()
 
 

@@ -13,7 +13,6 @@ again; ``logout`` revokes. No token appears in any output.
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,20 +27,16 @@ from cmdsync.render.login import when
 from tests.support.cli import MANIFEST, clean_environment, run
 from tests.support.consent import consent, query_of
 from tests.support.emulator import APP, BOT, USER_ID, FakeClock, emulator, http_server
+from tests.support.oauth import free_port
 from tests.support.processes import cmdsync_process
 
 SECRET = emulator_seed.CLIENT_SECRET
 WEEK = 604800
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def port() -> int:
+    """A loopback port nothing listens on, for login's redirect URI."""
     return free_port()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -134,3 +135,9 @@ def oauth_standin(emulator: Emulator, *, registered: tuple[str, ...] = ()
     with BackgroundServer(_app(ledger, emulator)) as base_url:
         yield base_url, ledger
 
+
+def free_port() -> int:
+    """A loopback port free now (bound once, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
