@@ -198,3 +198,13 @@ def enum_value(enum_cls: type[enum.IntEnum], value: object) -> int | None:
     if isinstance(value, str):
         return enum_names(enum_cls).get(value)
     return None
+
+
+# Message flags (Discord's "Message Object": Message Flags).
+EPHEMERAL = 1 << 6  # only the user who invoked the interaction sees it
+LOADING = 1 << 7  # a deferred response: "is thinking..."
+# Interaction callback types by value (Discord's "Receiving and Responding").
+CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
+                  5: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE", 6: "DEFERRED_UPDATE_MESSAGE",
+                  7: "UPDATE_MESSAGE", 8: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
+                  9: "MODAL", 10: "PREMIUM_REQUIRED", 12: "LAUNCH_ACTIVITY"}

@@ -64,13 +64,11 @@ from cmdsync.emulator.invocation import (
     prepare,
 )
 from cmdsync.emulator.request_body import Upload
-from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, EPHEMERAL, LOADING, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
 RESPONSE_TYPES = {APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
                   4: (AUTOCOMPLETE_RESULT,)}
-LOADING = 1 << 7  # message flag of a deferred response ("is thinking...")
-EPHEMERAL = 1 << 6
 
 
 class Failed(Exception):

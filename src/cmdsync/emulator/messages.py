@@ -47,12 +47,11 @@ from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Application, Store
 from cmdsync.emulator.invocation import fixture_message
 from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
-from cmdsync.model import Permission
+from cmdsync.model import EPHEMERAL, Permission
 
 MAX_LIMIT, DEFAULT_LIMIT = 100, 50
 DM_PERMISSIONS = EVERYONE_PERMISSIONS  # what a bot may do in a DM, as invocations take it
 REPLY, DEFAULT = 19, 0  # message types
-EPHEMERAL = 1 << 6
 _EDITABLE = ("content", "embeds", "components", "flags")
 
 

@@ -17,14 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cmdsync.model import CALLBACK_TYPES, EPHEMERAL, LOADING
 from cmdsync.render.escape import printable
 from cmdsync.runners.invoke import Invoked
-
-CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
-                  5: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE", 6: "DEFERRED_UPDATE_MESSAGE",
-                  7: "UPDATE_MESSAGE", 8: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
-                  9: "MODAL", 10: "PREMIUM_REQUIRED", 12: "LAUNCH_ACTIVITY"}
-LOADING, EPHEMERAL = 1 << 7, 1 << 6
 
 
 def to_json(result: Invoked) -> str:

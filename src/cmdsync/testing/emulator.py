@@ -22,13 +22,8 @@ from typing import Any, final
 from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
 
-EPHEMERAL, LOADING = 1 << 6, 1 << 7
-# Discord's interaction callback types ("Receiving and Responding": Interaction Callback Type)
-CALLBACK_TYPES = {1: "PONG", 4: "CHANNEL_MESSAGE_WITH_SOURCE",
-                  5: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE", 6: "DEFERRED_UPDATE_MESSAGE",
-                  7: "UPDATE_MESSAGE", 8: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
-                  9: "MODAL", 10: "PREMIUM_REQUIRED", 12: "LAUNCH_ACTIVITY"}
 _ORIGINAL_TYPES = (20, 23)  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
 GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
 
