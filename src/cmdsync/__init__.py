@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cmdsync.runners.sync import sync, sync_async
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source: pyproject.toml reads it ([tool.setuptools.dynamic])
 __all__ = ["__version__", "sync", "sync_async"]
 
 
