@@ -413,13 +413,33 @@ def _installations(store: Store, app: Application, body: Mapping[str, Any], wher
     return owners
 
 
+@dataclass(frozen=True)
+class Decision:
+    """Whether a member may use a command where they are, and the rule that decided it
+    (worded as the client explains a refusal)."""
+
+    allowed: bool
+    rule: str
+
+
 def _check_permissions(store: Store, db: sqlite3.Connection, app: Application,
                        body: Mapping[str, Any], where: _Where) -> None:
+    decision = permission_decision(store, db, app, body, where)
+    if not decision.allowed:
+        raise Refused(decision.rule)
+
+
+def permission_decision(store: Store, db: sqlite3.Connection, app: Application,
+                        body: Mapping[str, Any], where: _Where) -> Decision:
+    """Check 4 of the module docstring for a guild-installed command (``body`` as
+    :func:`cmdsync.emulator.bodies.command` renders it) and a member in a guild channel."""
     assert where.guild is not None and where.member is not None
     guild_id, user_id = where.guild["id"], where.user["id"]
-    if where.permissions & _ADMINISTRATOR:
-        return  # the owner, and Administrator, use every command
     label = _label(body)
+    if where.permissions & _ADMINISTRATOR:  # the owner, and Administrator, use every command
+        return Decision(True, f"user {user_id} owns the guild: every command is theirs"
+                        if where.guild.get("owner_id") == user_id else
+                        f"user {user_id} has Administrator: every command is theirs")
     overwrites = store.permissions(db, app.id, guild_id)
     levels = [("command", overwrites.get(str(body["id"]), [])),
               ("application", overwrites.get(app.id, []))]
@@ -429,26 +449,62 @@ def _check_permissions(store: Store, db: sqlite3.Connection, app: Application,
         if decided is not None:
             if not decided[1]:
                 target = "this channel" if decided[0] == where.channel["id"] else "all channels"
-                raise Refused(f"{label} is not allowed in channel {where.channel['id']}: the "
-                              f"{level}-level overwrite for {target} denies it")
+                return Decision(False, f"{label} is not allowed in channel "
+                                f"{where.channel['id']}: the {level}-level overwrite for "
+                                f"{target} denies it")
             break
     roles = set(where.member.get("roles") or [])
     for level, entries in levels:
         decided = _member_overwrite(entries, user_id, roles, guild_id)
         if decided is not None:
-            if decided[1]:
-                return
-            raise Refused(f"user {user_id} may not use {label}: the {level}-level overwrite "
-                          f"for {decided[0]} denies it")
+            verdict = "allows" if decided[1] else "denies"
+            return Decision(decided[1], f"user {user_id} may{'' if decided[1] else ' not'} "
+                            f"use {label}: the {level}-level overwrite for {decided[0]} "
+                            f"{verdict} it")
     required = body.get("default_member_permissions")
-    if required is not None and where.permissions & int(required) != int(required):
-        missing = int(required) & ~where.permissions
-        names = [p.name.lower() for p in Permission if missing & (1 << p)]
-        raise Refused(f"user {user_id} may not use {label}: default_member_permissions asks "
-                      f"for {', '.join(names) or 'administrator'}, which they lack"
-                      if int(required) else
-                      f"user {user_id} may not use {label}: default_member_permissions is "
-                      "\"0\" (administrators only)")
+    if required is None:
+        return Decision(True, f"no overwrite, and {label} has no default_member_permissions: "
+                        "every member may use it")
+    if where.permissions & int(required) == int(required):
+        names = [p.name.lower() for p in Permission if int(required) & (1 << p)]
+        return Decision(True, f"user {user_id} has {', '.join(names)} "
+                        "(default_member_permissions)")
+    missing = int(required) & ~where.permissions
+    names = [p.name.lower() for p in Permission if missing & (1 << p)]
+    return Decision(False, f"user {user_id} may not use {label}: default_member_permissions "
+                    f"asks for {', '.join(names) or 'administrator'}, which they lack"
+                    if int(required) else
+                    f"user {user_id} may not use {label}: default_member_permissions is "
+                    "\"0\" (administrators only)")
+
+
+def member_decision(store: Store, app: Application, command: StoredCommand, *,
+                    guild_id: str, channel_id: str, user_id: str,
+                    roles: Sequence[str] | None = None) -> Decision:
+    """What the client decides for ``user_id`` (a member fixture of the guild; with
+    ``roles``, a member holding just those instead) running ``command`` in the guild's
+    channel ``channel_id``: checks 3 and 4 of the module docstring, as :func:`prepare`
+    makes them. The emulator console's permission table."""
+    guild = store.guild(guild_id)
+    channel = store.fixture("channel", guild_id, channel_id)
+    member = store.fixture("member", guild_id, user_id) if roles is None else {
+        "user_id": user_id, "roles": list(roles)}
+    if guild is None or channel is None or member is None:
+        raise Refused(f"no guild {guild_id}, channel {channel_id} or member {user_id}")
+    user = store.fixture("user", "", user_id) or {"id": user_id}
+    where = _Where(InteractionContext.GUILD, guild, channel, user, member,
+                   member_permissions(store, guild, user_id, member))
+    body = render_command(command, app)
+    invocation = Invocation(app.id, guild_id=guild_id, channel_id=channel_id, user_id=user_id)
+    try:
+        owners = _installations(store, app, body, where, invocation)
+    except Refused as exc:
+        return Decision(False, str(exc))
+    if "0" not in owners:
+        return Decision(True, f"{_label(body)} is installed by the user: guild permissions "
+                        "do not apply")
+    with store.transaction() as db:
+        return permission_decision(store, db, app, body, where)
 
 
 def _channel_overwrite(entries: Sequence[Mapping[str, Any]], channel_id: str,
