@@ -272,6 +272,14 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def changes(self) -> tuple[int, int]:
+        """A value that grows whenever the state changes: rows this store wrote
+        (``total_changes``) and commits by other processes to the same file (``PRAGMA
+        data_version``). The emulator console polls it for its live updates."""
+        with self._lock:
+            return (self._db.total_changes,
+                    int(self._db.execute("PRAGMA data_version").fetchone()[0]))
+
     def reset(self) -> None:
         """Drop every row of every table."""
         with self.transaction() as db:
