@@ -277,8 +277,8 @@ asyncio.run(module.bot.setup_hook())
 """
 
 
-def test_the_readme_setup_hook_example_syncs_then_writes_nothing(tmp_path: Path) -> None:
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_setup_hook_example_syncs_then_writes_nothing(tmp_path: Path) -> None:
+    readme = (paths.ROOT / "docs" / "commands-in-code.md").read_text(encoding="utf-8")
     assert f"```python\n{EXAMPLE.read_text(encoding='utf-8')}```" in readme
     instance = new_emulator()
     with BackgroundServer(create_app(instance)) as base_url:

@@ -259,11 +259,9 @@ def test_invoke_needs_the_emulator(cli: Any, monkeypatch: pytest.MonkeyPatch,
     assert code == 2 and "give one of: a command line" in err
 
 
-def readme_invocations() -> list[tuple[list[str], str]]:
-    """The ``$ cmdsync invoke`` lines of README's "Test your bot locally" and what
-    each prints."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Test your bot locally", 1)[1].split("\n## ", 1)[0]
+def docs_invocations() -> list[tuple[list[str], str]]:
+    """The ``$ cmdsync invoke`` lines of docs/testing/invoke.md and what each prints."""
+    section = (ROOT / "docs" / "testing" / "invoke.md").read_text(encoding="utf-8")
     examples: list[tuple[list[str], str]] = []
     for block in section.split("```console\n")[1:]:
         lines = block.split("```", 1)[0].splitlines()
@@ -279,8 +277,8 @@ def readme_invocations() -> list[tuple[list[str], str]]:
     return examples
 
 
-def test_the_readme_examples_print_what_it_shows(cli: Any, world: dict[str, str]) -> None:
-    examples = readme_invocations()
+def test_the_docs_invoke_examples_print_what_they_show(cli: Any, world: dict[str, str]) -> None:
+    examples = docs_invocations()
     assert len(examples) == 5
     for args, shown in examples:
         args = [world["endpoint"] if a == "http://127.0.0.1:8000/" else a for a in args]

@@ -284,7 +284,7 @@ guilds:
 """
 
 
-def test_the_readme_pull_example_prints_what_it_shows(capsys: pytest.CaptureFixture[str],
+def test_the_docs_pull_example_prints_what_it_shows(capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch,
                                                       tmp_path: Path) -> None:
     import re
@@ -297,7 +297,7 @@ def test_the_readme_pull_example_prints_what_it_shows(capsys: pytest.CaptureFixt
     (tmp_path / "bot.yaml").write_text(README_SETUP, encoding="utf-8")
     assert run(capsys, "apply", "--local", "--auto-approve", "bot.yaml")[0] == 0
     code, out, _ = run(capsys, "pull", "--local", "--guild", "222222222222222222")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "commands" / "pull.md").read_text(encoding="utf-8")
     block = readme.split("$ cmdsync pull --local --guild 222222222222222222\n", 1)[1]
     shown = block.split("```", 1)[0]
 

@@ -105,17 +105,18 @@ def test_online_with_client_credentials_and_another_application_named(
                             f"credentials belong to application {APP}: checked against {APP}"),)
 
 
-def test_the_readme_cs601_example_prints_what_it_shows(tmp_path: Path,
+def test_the_docs_cs601_example_prints_what_it_shows(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
-    """README's example, against a served emulator as it says (not --local)."""
+    """The example of docs/commands/validate.md, against a served emulator as it says
+    (not --local)."""
     from cmdsync.emulator import create_app, new_emulator
     from cmdsync.emulator.server import BackgroundServer
     from tests.support.cli import clean_environment, run
     from tests.support.paths import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "commands" / "validate.md").read_text(encoding="utf-8")
     block = readme.split("$ cat ping.yaml\n", 1)[1].split("```", 1)[0]
     manifest, rest = block.split("$ cmdsync validate ping.yaml\n", 1)
     offline, rest = rest.split("$ cmdsync emulator &", 1)

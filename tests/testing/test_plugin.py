@@ -1,5 +1,5 @@
 """The pytest plugin as a bot's own test suite uses it (issue 23, part 5): pytester runs
-the README's example, and variants, in a test session of their own."""
+the example of docs/testing/pytest.md, and variants, in a test session of their own."""
 
 from __future__ import annotations
 
@@ -13,18 +13,17 @@ pytest_plugins = ["pytester"]
 pytest.importorskip("discord")
 
 
-def readme_example() -> str:
-    """The README's "Test your bot with pytest" example (a promise: it is run here)."""
-    text = (paths.ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Test your bot with pytest", 1)[1]
+def docs_example() -> str:
+    """The example of docs/testing/pytest.md (a promise: it is run here)."""
+    section = (paths.ROOT / "docs" / "testing" / "pytest.md").read_text(encoding="utf-8")
     found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert found is not None
     return found.group(1)
 
 
-def test_the_readme_example_passes(pytester: pytest.Pytester) -> None:
+def test_the_docs_example_passes(pytester: pytest.Pytester) -> None:
     pytest.importorskip("pytest_asyncio")
-    pytester.makepyfile(test_bot=readme_example())
+    pytester.makepyfile(test_bot=docs_example())
     result = pytester.runpytest_subprocess("-p", "asyncio", "-q")
     result.assert_outcomes(passed=1)
 
