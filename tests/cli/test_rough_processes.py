@@ -12,7 +12,6 @@ import io
 import json
 import multiprocessing
 import os
-import pty
 import select
 import signal
 import subprocess
@@ -22,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pty = pytest.importorskip(
+    "pty", reason="needs POSIX: a pseudo-terminal and SIGINT sent to a child process")
 
 from cmdsync.apply.backup import write_backup
 from cmdsync.emulator import seed as emulator_seed

@@ -13,7 +13,9 @@ from pathlib import Path
 
 
 def environment(env: Mapping[str, str] | None) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    # SYSTEMROOT: Python does not start on Windows without it; TEMP, TMP: its TMPDIR
+    kept = ("PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "TEMP", "TMP")
+    base = {k: v for k, v in os.environ.items() if k in kept}
     return {**base, "NO_COLOR": "1", **(env or {})}
 
 

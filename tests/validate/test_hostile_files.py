@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+resource = pytest.importorskip(
+    "resource", reason="needs POSIX: an address-space limit (setrlimit) on the child process")
 
 MEMORY_LIMIT = 1024 * 1024 * 1024  # bytes of address space for one cmdsync run
 TIME_LIMIT = 60  # seconds
