@@ -1,6 +1,7 @@
 """The GitHub Action (`action.yml`) and the example workflow that uses it: valid for
 GitHub (check-jsonschema's vendored schemas, actionlint with shellcheck), and its
-steps' scripts run as Actions runs them, against a served emulator."""
+steps' scripts run as Actions runs them, against a served emulator. The project's
+own workflows (`.github/workflows/`: CI, release, docs) pass the same checks."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite r
 
 ACTION = paths.ROOT / "action.yml"
 WORKFLOW = paths.ROOT / "examples" / ".github" / "workflows" / "cmdsync.yml"
+PROJECT_WORKFLOWS = sorted((paths.ROOT / ".github" / "workflows").glob("*.y*ml"))
 BIN = Path(sys.executable).parent  # cmdsync, jactionlint and shellcheck of this environment
 
 
@@ -37,8 +39,10 @@ def action_step(name: str) -> dict[str, Any]:
     return next(s for s in load(ACTION)["runs"]["steps"] if s.get("name") == name)
 
 
-@pytest.mark.parametrize(("schema", "path"), [("vendor.github-workflows", WORKFLOW),
-                                              ("vendor.github-actions", ACTION)])
+@pytest.mark.parametrize(("schema", "path"), [
+    ("vendor.github-workflows", WORKFLOW), ("vendor.github-actions", ACTION),
+    *[("vendor.github-workflows", path) for path in PROJECT_WORKFLOWS]],
+    ids=lambda value: paths.label(value) if isinstance(value, Path) else str(value))
 def test_valid_for_github(schema: str, path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema",
                            schema, str(path)], capture_output=True, text=True, check=False)
@@ -72,6 +76,15 @@ def repository(tmp_path: Path) -> Path:
 
 def test_actionlint_passes_the_action_and_the_workflow(repository: Path) -> None:
     done = actionlint(repository)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "shellcheck was not found" not in done.stdout + done.stderr
+
+
+def test_actionlint_passes_the_projects_own_workflows() -> None:
+    """CI, release and the docs site's workflows, where they are: actionlint run at the
+    repository's root checks every file of .github/workflows/."""
+    assert {"ci.yml", "release.yml"} <= {path.name for path in PROJECT_WORKFLOWS}
+    done = actionlint(paths.ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "shellcheck was not found" not in done.stdout + done.stderr
 
