@@ -5,8 +5,9 @@ Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES`, and OAuth2's
 ``POST /oauth2/token`` and ``/oauth2/token/revoke``: :mod:`cmdsync.emulator.oauth`)
 under ``/api/v10`` (also ``/api/v9`` and ``/api``), the OAuth2 consent page
 ``/oauth2/authorize`` at the root and under those prefixes
-(:mod:`cmdsync.emulator.consent`), and the admin API under ``/_emulator/``
-(:mod:`cmdsync.emulator.admin`).
+(:mod:`cmdsync.emulator.consent`), the admin API under ``/_emulator/``
+(:mod:`cmdsync.emulator.admin`), and the web console under ``/console/``, where
+the root URL leads (:mod:`cmdsync.emulator.console`).
 
 Every API request goes through the same steps, each able to answer early:
 injected faults (latency, slow answers, 500/502, dropped connection),
@@ -32,7 +33,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import access, admin, consent, error_replies, oauth, request_body
+from cmdsync.emulator import access, admin, consent, console, error_replies, oauth, request_body
 from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
@@ -74,6 +75,8 @@ def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
     routes.append(authorize)  # https://discord.com/oauth2/authorize
     routes.extend(gateway_transport.routes())  # the websocket, /gateway
     routes.append(Mount("/_emulator", app=Router(admin.routes(), redirect_slashes=False)))
+    routes.append(Mount("/console", routes=console.routes(), name="console"))  # the web console
+    routes.extend(Route(path, console.root, methods=["GET"]) for path in ("/", "/console"))
     app = Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Exception: _server_error})
     app.router.redirect_slashes = False

@@ -1,0 +1,160 @@
+// The cmdsync emulator console: live updates, the Run form, embeds' colours, spoilers.
+// A plain ES module, served from the package; the pages work without it, except Run.
+
+const status = document.getElementById("live-status");
+
+function decorate(root) {
+  for (const embed of root.querySelectorAll(".embed[data-colour]")) {
+    embed.style.borderLeftColor = embed.dataset.colour;  // CSSOM: allowed by the CSP
+  }
+  for (const spoiler of root.querySelectorAll(".spoiler:not([data-ready])")) {
+    spoiler.dataset.ready = "1";
+    const reveal = () => {
+      spoiler.classList.add("revealed");
+      spoiler.setAttribute("aria-pressed", "true");
+    };
+    spoiler.addEventListener("click", reveal);
+    spoiler.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); reveal(); }
+    });
+  }
+}
+
+// Fetch the page again and swap each live region that changed, keeping focus and
+// open <details> where they were.
+let refreshing = null;
+async function refresh() {
+  if (refreshing) { refreshing.again = true; return; }
+  refreshing = { again: false };
+  try {
+    const answer = await fetch(location.href, { headers: { Accept: "text/html" } });
+    if (!answer.ok) return;
+    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+    for (const region of document.querySelectorAll("[data-live][id]")) {
+      const next = fresh.getElementById(region.id);
+      if (!next || next.innerHTML === region.innerHTML) continue;
+      const open = [...region.querySelectorAll("details[open][id]")].map((d) => d.id);
+      const focused = region.contains(document.activeElement) ? document.activeElement.id : null;
+      region.replaceChildren(...next.childNodes);
+      for (const id of open) document.getElementById(id)?.setAttribute("open", "");
+      if (focused) document.getElementById(focused)?.focus();
+      decorate(region);
+    }
+  } finally {
+    const again = refreshing.again;
+    refreshing = null;
+    if (again) refresh();
+  }
+}
+
+function connect(delay = 500) {
+  const socket = new WebSocket(`ws://${location.host}/console/live`);
+  socket.addEventListener("open", () => {
+    status.textContent = "Live updates: on";
+    document.body.dataset.live = "on";
+  });
+  socket.addEventListener("message", (event) => {
+    if (JSON.parse(event.data).type === "change") refresh();
+  });
+  socket.addEventListener("close", () => {
+    status.textContent = "Live updates: reconnecting…";
+    document.body.dataset.live = "off";
+    setTimeout(() => connect(Math.min(delay * 2, 10000)), delay);
+  });
+}
+
+// -- Run a command ------------------------------------------------------------------
+
+function form(run) {
+  const path = run.querySelector("[name=path]");
+  const body = {
+    application: run.dataset.application, guild: run.dataset.guild,
+    command: run.dataset.command, path: path ? path.value : "", options: {},
+  };
+  for (const name of ["channel", "user", "locale", "target"]) {
+    const field = run.querySelector(`[name=${name}]`);
+    if (field) body[name] = field.value;
+  }
+  const active = run.querySelector(`fieldset.options:not([disabled])`);
+  for (const field of active ? active.querySelectorAll("[data-option]") : []) {
+    body.options[field.name] = field.value;
+  }
+  return body;
+}
+
+async function post(body) {
+  const answer = await fetch("/console/run", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return answer.json();
+}
+
+function choosePath(run) {
+  const path = run.querySelector("select[name=path]");
+  if (!path) return;
+  const show = () => {
+    for (const set of run.querySelectorAll("fieldset.options")) {
+      const on = set.dataset.path === path.value;
+      set.hidden = !on;
+      set.disabled = !on;
+    }
+  };
+  path.addEventListener("change", show);
+  show();
+}
+
+function autocomplete(run) {
+  for (const input of run.querySelectorAll("[data-autocomplete]")) {
+    let timer = null;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const reply = await post({ ...form(run), focused: input.name });
+        const list = document.getElementById(input.getAttribute("list"));
+        list.replaceChildren(...(reply.choices || []).map((choice) => {
+          const option = document.createElement("option");
+          option.value = String(choice.value);
+          option.label = choice.name;
+          return option;
+        }));
+        input.dataset.choices = String((reply.choices || []).length);
+      }, 250);
+    });
+  }
+}
+
+function running(run) {
+  const refusal = document.getElementById("run-refusal");
+  const button = document.getElementById("run-button");
+  run.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    refusal.textContent = "";
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    try {
+      const body = form(run);
+      const reply = await post(body);
+      if (reply.refused) { refusal.textContent = reply.refused; return; }
+      const url = new URL(location.href);
+      for (const key of ["channel", "user", "locale"]) {
+        if (body[key]) url.searchParams.set(key, body[key]);
+      }
+      url.searchParams.set("interaction", reply.interaction);
+      history.replaceState(null, "", url);
+      await refresh();
+      document.getElementById("exchange-heading")?.setAttribute("tabindex", "-1");
+      document.getElementById("exchange-heading")?.focus();
+    } catch (error) {
+      refusal.textContent = `The console could not reach the emulator: ${error}`;
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  });
+}
+
+decorate(document);
+const run = document.getElementById("run-form");
+if (run) { choosePath(run); autocomplete(run); running(run); }
+connect();
