@@ -179,7 +179,7 @@ def test_plan_warns_as_the_daily_create_budget_runs_low(
                                         f"changed:\n  - guild {GUILD}: the plan creates 1 ")
 
 
-def test_a_failure_mid_apply_is_reported_exactly_and_exits_1(
+def test_the_docs_daily_limit_failure_is_shown_as_the_page_says(
         capsys: pytest.CaptureFixture[str]) -> None:
     """Creates made elsewhere today (the ledger cannot know them): Discord refuses the
     guild's create with 30034 after the global scope was applied."""
@@ -207,6 +207,14 @@ def test_a_failure_mid_apply_is_reported_exactly_and_exits_1(
         "\n"
         "Apply failed: 1 created, 0 updated, 0 deleted, 0 permission sets changed; 2 changes "
         "not applied; 2 write requests in <S> s. Run apply again to apply what is left.\n")
+    # docs/commands/apply.md shows this failure as it is printed
+    from tests.docs.transcript import matches
+    from tests.support.paths import ROOT
+
+    page = (ROOT / "docs" / "commands" / "apply.md").read_text(encoding="utf-8")
+    shown = page.split("```\nglobal: applied (per command)\n", 1)[1].split("```", 1)[0]
+    assert matches("global: applied (per command)\n" + shown,
+                   out[out.index("global: applied (per command)"):])
 
 
 def test_progress_shows_on_a_terminal_when_several_scopes_change(

@@ -260,8 +260,10 @@ def test_invoke_needs_the_emulator(cli: Any, monkeypatch: pytest.MonkeyPatch,
 
 
 def docs_invocations() -> list[tuple[list[str], str]]:
-    """The ``$ cmdsync invoke`` lines of docs/testing/invoke.md and what each prints."""
-    section = (ROOT / "docs" / "testing" / "invoke.md").read_text(encoding="utf-8")
+    """The ``$ cmdsync invoke`` lines of docs/testing/invoke.md and of the README's tour,
+    and what each prints."""
+    section = (ROOT / "docs" / "testing" / "invoke.md").read_text(encoding="utf-8") + (
+        ROOT / "README.md").read_text(encoding="utf-8")
     examples: list[tuple[list[str], str]] = []
     for block in section.split("```console\n")[1:]:
         lines = block.split("```", 1)[0].splitlines()
@@ -279,7 +281,7 @@ def docs_invocations() -> list[tuple[list[str], str]]:
 
 def test_the_docs_invoke_examples_print_what_they_show(cli: Any, world: dict[str, str]) -> None:
     examples = docs_invocations()
-    assert len(examples) == 5
+    assert len(examples) == 6
     for args, shown in examples:
         args = [world["endpoint"] if a == "http://127.0.0.1:8000/" else a for a in args]
         code, out, err = cli(*args)

@@ -54,18 +54,30 @@ def _doc_markdown(doc: str) -> str:
     for line in doc.splitlines():
         if line.rstrip().endswith("::") and not line.startswith("    "):
             if in_block:
-                out.append("```")
-            out.append(line.rstrip()[:-1] + ":")
+                _close(out)
+                if out[-1]:
+                    out.append("")
+            out.append(line.rstrip()[:-2] + ":")
             out.append("")
             out.append("```yaml")
             in_block = True
             continue
         if in_block and line and not line.startswith("    "):
-            out.append("```")
+            _close(out)
             in_block = False
+        if in_block and not line.strip() and out[-1] == "```yaml":
+            continue  # the blank line after ``Failing::`` opens no line of the example
         out.append(line[4:] if in_block else line)
     if in_block:
-        while out and not out[-1].strip():
-            out.pop()
-        out.append("```")
+        _close(out)
     return "\n".join(out)
+
+
+def _close(out: list[str]) -> None:
+    """End a fenced example: its trailing blank lines stay outside the fence."""
+    blanks = 0
+    while out and not out[-1].strip():
+        out.pop()
+        blanks += 1
+    out.append("```")
+    out.extend([""] * blanks)
