@@ -54,6 +54,9 @@ POSIX_ONLY = {
         "the served emulator stops on SIGINT sent to it, and os.execv (Windows has no exec)",
     "tests/emulator/test_hostile.py::test_the_admin_api_answers_only_loopback_host_names":
         "the served emulator stops on SIGINT sent to it, and os.execv (Windows has no exec)",
+    "tests/cli/test_precommit_repository.py":
+        "git and pre-commit run with POSIX variables only (no SYSTEMROOT), the hook's "
+        "entry a bin/cmdsync path",
     "tests/cli/test_workflow.py::test_the_plan_step_passes_on_changes_and_fails_on_errors":
         "the action's bash steps run as on a Linux runner (the action supports Linux runners)",
     "tests/cli/test_workflow.py::test_the_comment_step_posts_once_then_updates":

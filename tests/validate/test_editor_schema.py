@@ -167,7 +167,10 @@ def yaml_language_server(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     prefix = tmp_path_factory.mktemp("yaml-language-server")
     subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
                     YAML_LANGUAGE_SERVER], check=True, capture_output=True, timeout=300)
-    return [str(prefix / "node_modules" / ".bin" / "yaml-language-server"), "--stdio"]
+    # which: on Windows npm makes yaml-language-server.cmd beside the extensionless script
+    server = shutil.which("yaml-language-server", path=str(prefix / "node_modules" / ".bin"))
+    assert server is not None, "npm installed no yaml-language-server"
+    return [server, "--stdio"]
 
 
 @pytest.mark.slow
