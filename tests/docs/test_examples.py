@@ -409,15 +409,15 @@ def test_saved_plans_page(session: Session) -> None:
     session.write("bot.yaml", "commands:\n  - {name: ban, description: Ban a member}\n")
     assert session.cmdsync("plan", "--local", "--out", "plan.json", "bot.yaml")[0] == 0
     # Someone changes the command in Discord (not through cmdsync) after the plan was made.
-    from starlette.testclient import TestClient
+    import httpx
 
     emulator = new_emulator(state=str(session.workdir / ".cmdsync" / "local.sqlite"))
-    with TestClient(create_app(emulator), base_url="http://127.0.0.1") as client:
-        commands = "/api/v10/applications/111111111111111111/commands"
+    with BackgroundServer(create_app(emulator)) as base:
+        commands = f"{base}/api/v10/applications/111111111111111111/commands"
         bot = {"Authorization": "Bot emulator-bot-token"}
-        (ban,) = client.get(commands, headers=bot).json()
-        assert client.patch(f"{commands}/{ban['id']}", headers=bot,
-                            json={"description": "Ban now"}).status_code == 200
+        (ban,) = httpx.get(commands, headers=bot).json()
+        assert httpx.patch(f"{commands}/{ban['id']}", headers=bot,
+                           json={"description": "Ban now"}).status_code == 200
     emulator.store.close()
     session.run(block("docs/concepts/saved-plans.md", 1))
 
