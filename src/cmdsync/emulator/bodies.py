@@ -124,7 +124,29 @@ _LANGUAGES = {"en": "en-US", "es": "es-ES", "pt": "pt-BR", "sv": "sv-SE", "zh": 
 
 def command(stored: StoredCommand, app: Application, *, localizations: bool = True,
             locale: str | None = None) -> dict[str, Any]:
-    """The response object of one command."""
+    """The response object of one command; made once per command version, body,
+    application's installation contexts and way of asking (``localizations``,
+    ``locale``), and shared: never to be changed."""
+    key = (stored.id, stored.version, stored.guild_id, stored.application_id,
+           app.integration_types, localizations, locale)
+    kept = _RENDERED.get(key)
+    if kept is not None and kept[0] is stored.body:
+        return kept[1]
+    out = _command(stored, app, localizations=localizations, locale=locale)
+    _RENDERED[key] = (stored.body, out)
+    while len(_RENDERED) > _RENDERED_KEPT:
+        _RENDERED.pop(next(iter(_RENDERED)), None)  # handlers run in threads
+    return out
+
+
+# Responses by command and way of asking, each with the body it was made from (a
+# store's bodies are shared per distinct text: another body means another answer).
+_RENDERED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any]]] = {}
+_RENDERED_KEPT = 20_000
+
+
+def _command(stored: StoredCommand, app: Application, *, localizations: bool,
+             locale: str | None) -> dict[str, Any]:
     body = stored.body
     context_menu = stored.type in (CommandType.USER, CommandType.MESSAGE)
     out: dict[str, Any] = {

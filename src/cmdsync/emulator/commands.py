@@ -11,10 +11,18 @@ answers with an error (Discord's "Application Commands" documentation (endpoints
   ``Limits.daily_creates`` new commands per scope per UTC day (else 30034);
 - ``version`` changes only when the stored body does; renaming or deleting
   a command drops its permission overwrites.
+
+Each distinct command body is checked and brought to its stored form once:
+the rules that read one command alone skip an item found valid before (the
+schema and the rules across commands, such as duplicate names, see every
+item of every request), and the stored form and its JSON text are kept by
+the body's bytes (:func:`_stored`). A request's writes go to the store in
+one statement (:meth:`~cmdsync.emulator.database.Store.save_commands`).
 """
 
 from __future__ import annotations
 
+import json
 import marshal
 import sqlite3
 from dataclasses import dataclass
@@ -98,23 +106,60 @@ class Scope:
 
     def stored(self, item: dict[str, Any]) -> dict[str, Any]:
         """The canonical stored form of a validated command body in this scope."""
-        return stored_body(item, guild=bool(self.guild_id),
-                           integration_types=self.app.integration_types)
+        return _stored(item, self)[0]
+
+
+def _stored(item: dict[str, Any], scope: Scope) -> tuple[dict[str, Any], str]:
+    """:meth:`Scope.stored` and its JSON text, each made once per distinct item (by its
+    bytes, the kind of scope and the application's installation contexts)."""
+    try:
+        key: Any = (marshal.dumps(item), bool(scope.guild_id), scope.app.integration_types)
+    except ValueError:
+        key = None
+    kept = _STORED.get(key) if key is not None else None
+    if kept is None:
+        body = stored_body(item, guild=bool(scope.guild_id),
+                           integration_types=scope.app.integration_types)
+        kept = (body, json.dumps(body))
+        if key is not None:
+            _remember(_STORED, key, kept)
+            _remember(_TEXTS, id(body), kept)
+    return kept
+
+
+def _text_of(body: dict[str, Any]) -> str | None:
+    """The JSON text :func:`_stored` made of ``body``, if it made ``body``."""
+    kept = _TEXTS.get(id(body))
+    return kept[1] if kept is not None and kept[0] is body else None
+
+
+def _remember(table: dict[Any, Any], key: Any, value: Any) -> None:
+    table[key] = value
+    while len(table) > _KEPT:
+        table.pop(next(iter(table)), None)  # handlers run in threads
 
 
 def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
     """Raise 50035 if Discord would refuse these command bodies."""
     key = _body_key(items, scope)
     if key not in _VALID_BODIES:
+        global_scope = not scope.guild_id
+        item_keys = [_item_key(item, global_scope) for item in items]
+        known = [i for i, k in enumerate(item_keys) if k is not None and k in _VALID_ITEMS]
         found = [d for d in validate_api_commands(items, scope=scope.guild_id or "global",
-                                                  ignore=NOT_ENFORCED)
+                                                  ignore=NOT_ENFORCED, known=known)
                  if d.severity is Severity.ERROR]
+        if found and known:  # said exactly as when every item is checked
+            found = [d for d in validate_api_commands(
+                items, scope=scope.guild_id or "global", ignore=NOT_ENFORCED)
+                if d.severity is Severity.ERROR]
         if found:
             raise error_replies.invalid_form(invalid_form_body(found, items, single=single))
+        for item_key in item_keys:
+            if item_key is not None:
+                _remember(_VALID_ITEMS, item_key, None)
         if key is not None:
-            _VALID_BODIES[key] = None
-            while len(_VALID_BODIES) > _VALID_BODIES_KEPT:
-                _VALID_BODIES.pop(next(iter(_VALID_BODIES)), None)  # handlers run in threads
+            _remember(_VALID_BODIES, key, None)
     leaves = []
     for index, item in enumerate(items):
         where = [] if single else [str(index)]
@@ -177,14 +222,26 @@ def delete(scope: Scope, command_id: str) -> None:
 
 # Request bodies found valid, by their bytes and whether the scope is global: a bot
 # that puts the same commands in hundreds of guilds has them checked once. Valid in
-# one guild is valid in any (the rules read the scope only as global or not).
+# one guild is valid in any (the rules read the scope only as global or not). Items
+# (commands) of valid bodies likewise, for the rules that read one command alone; and
+# the stored form of each item.
 _VALID_BODIES: dict[tuple[bytes, bool], None] = {}
-_VALID_BODIES_KEPT = 256
+_VALID_ITEMS: dict[tuple[bytes, bool], None] = {}
+_STORED: dict[Any, tuple[dict[str, Any], str]] = {}
+_TEXTS: dict[int, tuple[dict[str, Any], str]] = {}  # id of a stored form -> it, its text
+_KEPT = 4096
 
 
 def _body_key(items: list[Any], scope: Scope) -> tuple[bytes, bool] | None:
     try:
         return marshal.dumps(items), not scope.guild_id
+    except ValueError:
+        return None
+
+
+def _item_key(item: Any, global_scope: bool) -> tuple[bytes, bool] | None:
+    try:
+        return marshal.dumps(item), global_scope
     except ValueError:
         return None
 
@@ -209,7 +266,7 @@ def bulk_overwrite(scope: Scope, payload: Any) -> tuple[list[StoredCommand], int
     for command in existing:
         if command.id not in kept:
             scope.store.delete_command(scope.db, command)
-    return [_save(scope, old, body) for old, body in plan], creates
+    return _save_all(scope, plan), creates
 
 
 def _bulk_items(payload: Any) -> list[Any]:
@@ -235,6 +292,9 @@ def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredComma
     claimed = {str(item["id"]) for item in items if item.get("id") is not None}
     plan: list[tuple[StoredCommand | None, dict[str, Any]]] = []
     unknown = []
+    by_key: dict[tuple[int, str], list[StoredCommand]] = {}
+    for command in existing:
+        by_key.setdefault((command.type, command.name), []).append(command)
     for index, item in enumerate(items):
         body = scope.stored(item)
         if item.get("id") is not None:
@@ -244,8 +304,8 @@ def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredComma
                                 (f"no {CommandType(body['type']).name} command has id "
                                 f"{item['id']} in this scope")))
         else:
-            old = next((c for c in existing if c.id not in claimed
-                        and (c.type, c.name) == (body["type"], body["name"])), None)
+            old = next((c for c in by_key.get((body["type"], body["name"]), ())
+                        if c.id not in claimed), None)
             if old is not None:
                 claimed.add(old.id)
         plan.append((old, body))
@@ -278,14 +338,27 @@ def _spend_creates(scope: Scope, count: int) -> None:
 
 def _save(scope: Scope, old: StoredCommand | None, body: dict[str, Any]) -> StoredCommand:
     """Write a command; a new version only when the stored body changes."""
-    if old is not None and old.body == body:
-        return old
+    return _save_all(scope, [(old, body)])[0]
+
+
+def _save_all(scope: Scope, plan: list[tuple[StoredCommand | None, dict[str, Any]]]
+              ) -> list[StoredCommand]:
+    """Write each (old, body) of ``plan`` in one statement: a new version only where
+    the stored body changes; new ids and versions in the order given."""
     store, db = scope.store, scope.db
-    if old is not None and old.name != body["name"]:
-        store.drop_permissions(db, scope.app.id, old.id)  # a rename drops overwrites
-    command = StoredCommand(
-        id=old.id if old else store.next_snowflake(db, scope.now),
-        application_id=scope.app.id, guild_id=scope.guild_id, type=body["type"],
-        name=body["name"], body=body, version=store.next_snowflake(db, scope.now))
-    store.save_command(db, command)
-    return command
+    changed = [index for index, (old, body) in enumerate(plan)
+               if old is None or old.body != body]
+    fresh = iter(store.next_snowflakes(
+        db, scope.now, sum(2 if plan[index][0] is None else 1 for index in changed)))
+    result: list[StoredCommand | None] = [old for old, _ in plan]
+    for index in changed:
+        old, body = plan[index]
+        if old is not None and old.name != body["name"]:
+            store.drop_permissions(db, scope.app.id, old.id)  # a rename drops overwrites
+        command_id = old.id if old else next(fresh)
+        result[index] = StoredCommand(
+            id=command_id, application_id=scope.app.id, guild_id=scope.guild_id,
+            type=body["type"], name=body["name"], body=body, version=next(fresh),
+            text=_text_of(body))
+    store.save_commands(db, [c for c in (result[i] for i in changed) if c is not None])
+    return [c for c in result if c is not None]

@@ -7,6 +7,14 @@ default, a file with ``--state FILE`` to survive restarts). Every public
 method runs in one transaction under a lock, so concurrent requests see a
 state equal to some order of whole requests, never a mix (a bulk overwrite
 is all or nothing).
+
+Commands are read far more often than written: each scope has a version
+that every write of one of its commands changes (:meth:`Store.scope_version`),
+so that what is built from a scope's commands (a rendered list) is kept
+until it changes (:meth:`Store.remembered`); a command's body is parsed once
+per distinct text and written in one statement with the others of a request
+(:meth:`Store.save_commands`). Bodies read from the store are shared, never
+to be changed in place.
 """
 
 from __future__ import annotations
@@ -15,14 +23,16 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from cmdsync.errors import UsageError
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
+_KEPT = 4096  # parsed bodies, and values remembered by scope version, kept at most
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS applications (
@@ -137,6 +147,8 @@ class StoredCommand:
     name: str
     body: dict[str, Any]
     version: str
+    # the body as JSON text, when the writer has it already (saved as is)
+    text: str | None = field(default=None, compare=False, repr=False)
 
 
 @contextmanager
@@ -181,6 +193,10 @@ class Store:
         self._answering: dict[str, threading.Event] = {}
         self._refusals: dict[str, str] = {}  # why the last callback was refused, by token
         self._responded: dict[str, threading.Event] = {}
+        self._epoch = 0  # changes when every scope's version does (a rollback, a reset)
+        self._versions: dict[tuple[str, str], int] = {}
+        self._remembered: dict[Any, tuple[tuple[int, int], Any]] = {}
+        self._bodies: dict[str, dict[str, Any]] = {}  # body text -> the parsed body
         try:
             if path != ":memory:" and not os.path.lexists(path):
                 try:
@@ -216,6 +232,7 @@ class Store:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._epoch += 1  # what was remembered meanwhile may be undone
                 raise
             else:
                 self._db.execute("COMMIT")
@@ -285,6 +302,8 @@ class Store:
         with self.transaction() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM {table}")
+            self._epoch += 1
+            self._remembered.clear()
 
     # -- identities -------------------------------------------------------
 
@@ -403,24 +422,97 @@ class Store:
         db.execute("INSERT OR REPLACE INTO counters VALUES ('snowflake', ?)", (value,))
         return str(value)
 
+    def next_snowflakes(self, db: sqlite3.Connection, now: float, count: int) -> list[str]:
+        """``count`` new snowflakes at ``now``, ascending, as :meth:`next_snowflake`
+        would give them one by one (one read and one write in all)."""
+        if count <= 0:
+            return []
+        row = db.execute("SELECT value FROM counters WHERE name = 'snowflake'").fetchone()
+        last = int(row["value"]) if row else 0
+        millis = max(int(now * 1000) - DISCORD_EPOCH_MS, 0)
+        first = max(millis << 22, last + 1)
+        db.execute("INSERT OR REPLACE INTO counters VALUES ('snowflake', ?)",
+                   (first + count - 1,))
+        return [str(first + n) for n in range(count)]
+
+    def scope_version(self, app_id: str, guild_id: str) -> tuple[int, int]:
+        """A value that changes whenever a command of the scope is saved or deleted
+        (and when the store is reset, or a transaction rolled back)."""
+        with self._lock:
+            return self._epoch, self._versions.get((app_id, guild_id), 0)
+
+    def _changed(self, app_id: str, guild_id: str) -> None:
+        key = (app_id, guild_id)
+        self._versions[key] = self._versions.get(key, 0) + 1
+
+    def remembered(self, key: Any, version: tuple[int, int], compute: Callable[[], T]) -> T:
+        """``compute()``, kept under ``key`` until ``version`` (a
+        :meth:`scope_version`) changes; the value is shared, never to be changed."""
+        with self._lock:
+            kept = self._remembered.get(key)
+            if kept is not None and kept[0] == version:
+                return kept[1]  # type: ignore[no-any-return]
+            value = compute()
+            if len(self._remembered) >= _KEPT:
+                self._remembered.pop(next(iter(self._remembered)))
+            self._remembered[key] = (version, value)
+            return value
+
     def commands(self, db: sqlite3.Connection, app_id: str, guild_id: str
                  ) -> list[StoredCommand]:
         rows = db.execute("SELECT * FROM commands WHERE application_id = ? AND guild_id = ? "
                           "ORDER BY seq", (app_id, guild_id)).fetchall()
-        return [_command(row) for row in rows]
+        return [self._command(row) for row in rows]
 
     def command(self, db: sqlite3.Connection, app_id: str, guild_id: str, command_id: str
                 ) -> StoredCommand | None:
         row = db.execute("SELECT * FROM commands WHERE application_id = ? AND guild_id = ? "
                          "AND id = ?", (app_id, guild_id, command_id)).fetchone()
-        return _command(row) if row else None
+        return self._command(row) if row else None
+
+    def _command(self, row: sqlite3.Row) -> StoredCommand:
+        """A row as a command, its body parsed once per distinct text (and shared)."""
+        text = row["body"]
+        body = self._bodies.get(text)
+        if body is None:
+            body = self._body(text, json.loads(text))
+        return StoredCommand(row["id"], row["application_id"], row["guild_id"], row["type"],
+                             row["name"], body, row["version"], text)
+
+    def _body(self, text: str, body: dict[str, Any]) -> dict[str, Any]:
+        if len(self._bodies) >= _KEPT:
+            self._bodies.pop(next(iter(self._bodies)))
+        self._bodies[text] = body
+        return body
 
     def save_command(self, db: sqlite3.Connection, command: StoredCommand) -> None:
-        existing = db.execute("SELECT seq FROM commands WHERE id = ?", (command.id,)).fetchone()
-        seq = existing["seq"] if existing else self._next_seq(db)
-        db.execute("INSERT OR REPLACE INTO commands VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   (command.id, command.application_id, command.guild_id, command.type,
-                    command.name, json.dumps(command.body), command.version, seq))
+        self.save_commands(db, [command])
+
+    def save_commands(self, db: sqlite3.Connection, commands: Sequence[StoredCommand]) -> None:
+        """Insert or replace ``commands`` in one statement; each keeps its place in its
+        scope's order, and a new one goes last, in the order given."""
+        if not commands:
+            return
+        ids = [c.id for c in commands]
+        seqs: dict[str, int] = {}
+        for start in range(0, len(ids), 500):  # SQLite's bound on parameters
+            chunk = ids[start:start + 500]
+            seqs.update((row["id"], row["seq"]) for row in db.execute(
+                f"SELECT id, seq FROM commands WHERE id IN ({', '.join('?' * len(chunk))})",
+                chunk))
+        following = self._next_seq(db)
+        rows = []
+        for command in commands:
+            seq = seqs.get(command.id)
+            if seq is None:
+                seq = seqs[command.id] = following
+                following += 1
+            text = command.text if command.text is not None else json.dumps(command.body)
+            self._body(text, command.body)
+            rows.append((command.id, command.application_id, command.guild_id, command.type,
+                         command.name, text, command.version, seq))
+            self._changed(command.application_id, command.guild_id)
+        db.executemany("INSERT OR REPLACE INTO commands VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _next_seq(self, db: sqlite3.Connection) -> int:
         row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM commands").fetchone()
@@ -428,6 +520,7 @@ class Store:
 
     def delete_command(self, db: sqlite3.Connection, command: StoredCommand) -> None:
         db.execute("DELETE FROM commands WHERE id = ?", (command.id,))
+        self._changed(command.application_id, command.guild_id)
         self.drop_permissions(db, command.application_id, command.id)
 
     # -- permission overwrites ----------------------------------------------
@@ -562,7 +655,8 @@ class Store:
             commands = [{"id": c.id, "application_id": c.application_id,
                          "guild_id": c.guild_id or None, "type": c.type, "name": c.name,
                          "version": c.version, "body": c.body}
-                        for c in map(_command, db.execute("SELECT * FROM commands ORDER BY seq"))]
+                        for c in map(self._command,
+                                     db.execute("SELECT * FROM commands ORDER BY seq"))]
             permissions = [{"application_id": row["application_id"],
                             "guild_id": row["guild_id"], "id": row["target_id"],
                             "permissions": json.loads(row["body"])}
@@ -588,7 +682,3 @@ class Store:
         db.execute("INSERT OR REPLACE INTO daily_creates VALUES (?, ?, ?, ?)",
                    (app_id, guild_id, day, total))
 
-
-def _command(row: sqlite3.Row) -> StoredCommand:
-    return StoredCommand(row["id"], row["application_id"], row["guild_id"], row["type"],
-                         row["name"], json.loads(row["body"]), row["version"])

@@ -29,11 +29,16 @@ from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_
 
 
 def list_commands(call: Call) -> Reply:
-    """GET .../commands[?with_localizations=true]."""
+    """GET .../commands[?with_localizations=true]: made once per version of the scope
+    (:meth:`~cmdsync.emulator.database.Store.scope_version`) and way of asking."""
     localizations, locale = call.with_localizations(), call.locale()
     with call.scope() as scope:
-        return Reply(200, [bodies.command(c, scope.app, localizations=localizations,
-                                          locale=locale) for c in scope.commands()])
+        store, app = scope.store, scope.app
+        return Reply(200, store.remembered(
+            ("list", app.id, scope.guild_id, app.integration_types, localizations, locale),
+            store.scope_version(app.id, scope.guild_id),
+            lambda: [bodies.command(c, app, localizations=localizations, locale=locale)
+                     for c in scope.commands()]))
 
 
 def create_command(call: Call) -> Reply:

@@ -112,21 +112,23 @@ def validate_documents(documents: list[Document], *,
 
 def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
               ignore: Collection[str] = (), application: AppInfo | None = None,
-              only_application: bool = False) -> list[Diagnostic]:
+              only_application: bool = False, per_command: ManifestSet | None = None
+              ) -> list[Diagnostic]:
     """Diagnostics of every selected rule that has a Python check.
 
     Rules that need the application run only when ``application`` is given;
-    ``only_application`` runs those alone.
+    ``only_application`` runs those alone. ``per_command``: the commands the
+    rules that read one command alone run on (default: ``manifest``'s).
     """
     found: list[Diagnostic] = []
-    per_command: PerCommand | None = None
+    alone: PerCommand | None = None
     for rule in all_rules():
         if not _wanted(rule.id, select, ignore):
             continue
         if rule.check is not None and not only_application:
             if rule.per_command:
-                per_command = per_command or PerCommand(manifest)
-                findings = per_command.spread(rule.check(per_command.representatives))
+                alone = alone or PerCommand(manifest if per_command is None else per_command)
+                findings = alone.spread(rule.check(alone.representatives))
             else:
                 findings = rule.check(manifest)
             found.extend(rule.diagnostic(finding) for finding in findings)
@@ -164,21 +166,26 @@ def application_errors(entries: Iterable[CommandEntry], application: AppInfo) ->
             for d in sorted(found, key=Diagnostic.sort_key) if d.severity is Severity.ERROR]
 
 
-def validate_api_commands(items: Any, *, scope: str,
-                          ignore: Collection[str] = ()) -> list[Diagnostic]:
+def validate_api_commands(items: Any, *, scope: str, ignore: Collection[str] = (),
+                          known: Collection[int] = ()) -> list[Diagnostic]:
     """Diagnostics for a request body of commands in Discord's wire format.
 
     ``items`` is the parsed JSON array (a bulk overwrite, or one command
     wrapped in a list); ``scope`` is ``"global"`` or the guild id. Enum names
     are errors here (CS016), as they are for Discord. Pointers are
-    ``/<index>/...``; there are no line numbers.
+    ``/<index>/...``; there are no line numbers. ``known``: indexes of items
+    already found to have no per-command finding (the emulator's items seen
+    before): the rules that read one command alone skip them; the schema
+    and the rules across commands (duplicates, counts) see every item.
     """
     doc = Document(file="<request>", kind="json", data=items, positions={})
     found = [d for d in check_document(doc) if _wanted(d.rule, (), ignore)]
     if isinstance(items, list):
         entries = [CommandEntry(doc, (i,), item, scope, raw=True)
                    for i, item in enumerate(items) if isinstance(item, dict)]
-        found += run_rules(ManifestSet([doc], entries), ignore=ignore)
+        alone = ManifestSet([doc], [e for e in entries if e.path[0] not in known]) \
+            if known else None
+        found += run_rules(ManifestSet([doc], entries), ignore=ignore, per_command=alone)
     return sorted(set(found), key=Diagnostic.sort_key)
 
 
