@@ -9,6 +9,7 @@ as base_url: ...`` (``base_url`` like ``http://127.0.0.1:54321``).
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -27,17 +28,26 @@ from cmdsync.emulator.throttle import RateLimitConfig
 from cmdsync.errors import UsageError
 
 
-def build(*, state: str | None, seed: str | None, global_limit: int) -> Emulator:
+def build(*, state: str | None, seed: str | None, global_limit: int,
+          local: bool = False) -> Emulator:
     """An emulator on its state file (or memory), with its seed file and global limit.
 
+    ``local``: the state ``plan --local`` and ``apply --local`` use in the working
+    directory (``.cmdsync/local.sqlite``, with their seed unless ``seed`` is given).
     Raises :class:`~cmdsync.errors.UsageError` for an unreadable or bad seed file.
     """
     try:
         ratelimit = RateLimitConfig(global_limit=global_limit)
     except ValueError as exc:
         raise UsageError(f"--global-limit: {exc}") from exc
-    return new_emulator(state=state or ":memory:",
-                        seed=load_seed(seed) if seed else None, ratelimit=ratelimit)
+    data = load_seed(seed) if seed else None
+    if local:
+        from cmdsync.manifest.files import work_directory
+        from cmdsync.runners.session import LOCAL_STATE, local_seed
+
+        work_directory(os.getcwd())
+        state, data = LOCAL_STATE, data or local_seed([])
+    return new_emulator(state=state or ":memory:", seed=data, ratelimit=ratelimit)
 
 
 def banner(emulator: Emulator, base_url: str) -> str:
