@@ -1,0 +1,252 @@
+"""The console's routes in-process (no browser): where they answer, their headers, what
+they refuse, the live websocket, the secret filter, the permission table against
+invoke's own answers, and the pieces (markdown, the Run form's command line)."""
+
+from __future__ import annotations
+
+import html.parser
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from cmdsync.emulator import create_app
+from cmdsync.emulator.console import markdown, run, views
+from cmdsync.emulator.database import StoredCommand
+from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.invocation import Invocation
+from cmdsync.emulator.seed import (
+    ADMIN_ROLE_ID,
+    APPLICATION_ID,
+    BOT_TOKEN,
+    CHANNEL_ID,
+    GUILD_ID,
+    MEMBER_ID,
+    USER_ID,
+)
+from tests.support.emulator import BOT, USER, emulator
+
+BASE = "http://127.0.0.1:8787"
+LIVE = "ws://127.0.0.1:8787/console/live"
+VOICE_ID = "222222222222222224"
+PAGES = ["/console/commands", "/console/permissions", "/console/run", "/console/log",
+         "/console/messages"]
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+          "connect-src 'self' ws://127.0.0.1:8787; form-action 'self'; base-uri 'none'; "
+          "frame-ancestors 'none'")
+GUILD_COMMANDS = f"/api/v10/applications/{APPLICATION_ID}/guilds/{GUILD_ID}/commands"
+
+
+@pytest.fixture
+def instance() -> Emulator:
+    return emulator()
+
+
+@pytest.fixture
+def client(instance: Emulator) -> Iterator[TestClient]:
+    with TestClient(create_app(instance), base_url=BASE) as test_client:
+        yield test_client
+
+
+def commands(client: TestClient) -> dict[str, str]:
+    answer = client.put(GUILD_COMMANDS, headers=BOT, json=[
+        {"name": "ban", "description": "Ban a member", "default_member_permissions": "4",
+         "options": [{"type": 6, "name": "user", "description": "Who", "required": True}]},
+        {"name": "ping", "description": "Ping"}])
+    assert answer.status_code == 200, answer.text
+    return {c["name"]: c["id"] for c in answer.json()}
+
+
+def test_the_root_url_leads_to_the_console(client: TestClient) -> None:
+    for path in ("/", "/console", "/console/"):
+        answer = client.get(path, follow_redirects=False)
+        assert (answer.status_code, answer.headers["location"]) == (303, "/console/commands")
+
+
+@pytest.mark.parametrize("path", [*PAGES, "/console/static/console.js",
+                                  "/console/static/console.css"])
+def test_every_page_has_the_policy_and_no_inline_script_or_style(
+        client: TestClient, path: str) -> None:
+    commands(client)
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert answer.headers["content-security-policy"] == POLICY
+    assert (answer.headers["x-frame-options"], answer.headers["cache-control"]) == \
+        ("DENY", "no-store")
+    if path.endswith((".js", ".css")):
+        return
+    found = _Inline()
+    found.feed(answer.text)
+    assert found.problems == []
+    assert found.scripts == ["/console/static/console.js"]
+
+
+class _Inline(html.parser.HTMLParser):
+    """Inline scripts, event handler attributes and style attributes, which the policy
+    would block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = dict(attrs)
+        self.problems += [f"{tag} {name}" for name in names
+                          if name.startswith("on") or name == "style"]
+        if tag == "script":
+            self.scripts.append(names.get("src") or "")
+            self._in_script = not names.get("src")
+        if tag == "style":
+            self.problems.append("style element")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script and data.strip():
+            self.problems.append(f"inline script {data[:40]!r}")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+
+@pytest.mark.parametrize("path", [*PAGES, "/console/static/console.js"])
+def test_another_host_is_refused_as_by_the_admin_api(client: TestClient, path: str) -> None:
+    answer = client.get(path, headers={"host": "rebound.example"})
+    assert answer.status_code == 403
+    assert answer.json()["message"].startswith("the admin API answers only requests for "
+                                               "localhost, 127.0.0.1, [::1]")
+
+
+def test_a_run_from_another_origin_or_as_a_plain_form_is_refused(client: TestClient) -> None:
+    ids = commands(client)
+    form = {"application": APPLICATION_ID, "guild": GUILD_ID, "command": ids["ping"]}
+    other = client.post("/console/run", json=form, headers={"origin": "http://evil.example"})
+    assert (other.status_code, other.json()["message"]) == (
+        403, "the admin API refuses requests from another origin (http://evil.example)")
+    plain = client.post("/console/run", data={"command": ids["ping"]}, headers={
+        "origin": BASE})
+    assert plain.status_code == 415
+    own = client.post("/console/run", json=form, headers={"origin": BASE})
+    assert own.status_code == 200
+    assert own.json()["refused"].startswith("The client would not send it: application "
+                                            f"{APPLICATION_ID} has no interactions endpoint URL")
+
+
+def test_the_live_socket_says_when_the_state_changes(client: TestClient) -> None:
+    with client.websocket_connect(LIVE, headers={"origin": BASE}) as live:
+        assert live.receive_json() == {"type": "hello"}
+        commands(client)
+        assert live.receive_json() == {"type": "change"}
+
+
+@pytest.mark.parametrize("headers", [{"origin": "http://evil.example"}, {},
+                                     {"origin": "http://rebound.example",
+                                      "host": "rebound.example"}])
+def test_the_live_socket_refuses_other_origins_and_hosts(client: TestClient,
+                                                         headers: dict[str, str]) -> None:
+    with pytest.raises(WebSocketDisconnect) as refused, \
+            client.websocket_connect(LIVE, headers=headers) as live:
+        live.receive_json()
+    assert refused.value.code == 1008
+
+
+def test_a_secret_a_bot_wrote_is_hidden(client: TestClient) -> None:
+    sent = client.post(f"/api/v10/channels/{CHANNEL_ID}/messages", headers=BOT,
+                       json={"content": f"oops, my token is {BOT_TOKEN}"})
+    assert sent.status_code == 200
+    page = client.get("/console/messages").text
+    assert BOT_TOKEN not in page and "oops, my token is [hidden]" in page
+
+
+def test_each_cell_of_the_table_is_what_invoke_answers(client: TestClient,
+                                                       instance: Emulator) -> None:
+    """Overwrites of every kind, then each member and channel run through invoke: a
+    refused cell is refused with the same words, an allowed one passes every check
+    (and stops at the missing endpoint)."""
+    ids = commands(client)
+    overwrites = [{"id": VOICE_ID, "type": 3, "permission": False},
+                  {"id": ADMIN_ROLE_ID, "type": 1, "permission": True},
+                  {"id": MEMBER_ID, "type": 2, "permission": True}]
+    put = client.put(f"{GUILD_COMMANDS}/{ids['ban']}/permissions", headers=USER,
+                     json={"permissions": overwrites})
+    assert put.status_code == 200, put.text
+    app = instance.store.application(APPLICATION_ID)
+    assert app is not None
+    for name, command_id in ids.items():
+        with instance.store.transaction() as db:
+            command = instance.store.command(db, APPLICATION_ID, GUILD_ID, command_id)
+        assert command is not None
+        table = views.permission_table(instance.store, app, command, GUILD_ID)
+        members = [row for row in table.rows if row.kind == "member"]
+        assert [row.label for row in members] == [f"owner ({USER_ID})",
+                                                  f"member ({MEMBER_ID})"]
+        for row, user_id in zip(members, (USER_ID, MEMBER_ID)):
+            for channel, cell in zip(table.channels, row.cells):
+                answer = client.post("/_emulator/interactions", json={
+                    "application_id": APPLICATION_ID, "guild_id": GUILD_ID,
+                    "channel_id": channel["id"], "user_id": user_id,
+                    "line": f"/{name}" + (f" user:<@{user_id}>" if name == "ban" else "")})
+                message = answer.json()["message"]
+                if cell.allowed:
+                    assert "has no interactions endpoint URL" in message, (name, cell)
+                else:
+                    assert message == cell.rule
+    ban = views.permission_table(instance.store, app, _command(instance, ids["ban"]),
+                                 GUILD_ID)
+    member = next(row for row in ban.rows if row.label == f"member ({MEMBER_ID})")
+    assert [(cell.allowed, cell.rule) for cell in member.cells] == [
+        (True, (f"user {MEMBER_ID} may use /ban: the command-level overwrite for user "
+               f"{MEMBER_ID} allows it")),
+        (False, (f"/ban is not allowed in channel {VOICE_ID}: the command-level overwrite "
+                "for this channel denies it"))]
+
+
+def _command(instance: Emulator, command_id: str) -> StoredCommand:
+    with instance.store.transaction() as db:
+        command = instance.store.command(db, APPLICATION_ID, GUILD_ID, command_id)
+    assert command is not None
+    return command
+
+
+def test_the_run_form_makes_the_line_invoke_reads(instance: Emulator) -> None:
+    command = StoredCommand("9", APPLICATION_ID, GUILD_ID, 1, "shop", {}, "1")
+    form: dict[str, Any] = {"guild": GUILD_ID, "user": MEMBER_ID, "locale": "fr",
+                            "path": "buy", "options": {"item": "it's", "note": "",
+                                                       "amount": "2"}}
+    assert run.invocation_of(form, command) == Invocation(
+        APPLICATION_ID, line="/shop buy item:'it'\"'\"'s' amount:2", guild_id=GUILD_ID,
+        user_id=MEMBER_ID, locale="fr")
+    focused = run.invocation_of({**form, "focused": "item"}, command)
+    assert (focused.line, focused.autocomplete) == ("/shop buy amount:2 item:'it'\"'\"'s'",
+                                                    True)
+
+
+def test_markdown_is_discords_and_escaped() -> None:
+    names = {("user", "1"): "ada", ("role", "2"): "Mods", ("channel", "3"): "general"}
+    rendered = markdown.render(
+        "**b** __u__ ~~s~~ <@1> <@&2> <#3> <@9> ||secret|| `<@1>` <script>x</script> "
+        "[site](https://example.com) [bad](javascript:alert(1))",
+        lambda kind, snowflake: names.get((kind, snowflake)))
+    assert str(rendered) == (
+        '<p><strong>b</strong> <u>u</u> <s>s</s> '
+        '<span class="mention mention-user" title="user 1">@ada</span> '
+        '<span class="mention mention-role" title="role 2">@Mods</span> '
+        '<span class="mention mention-channel" title="channel 3">#general</span> '
+        '<span class="mention mention-user" title="user 9">@unknown-user</span> '
+        '<span class="spoiler" tabindex="0" role="button" aria-pressed="false" '
+        'title="Spoiler: select to reveal">secret</span> <code>&lt;@1&gt;</code> '
+        '&lt;script&gt;x&lt;/script&gt; <a href="https://example.com" '
+        'rel="noopener noreferrer nofollow" target="_blank">site</a> '
+        '[bad](javascript:alert(1))</p>\n')
+
+
+def test_the_picker_resolves_names_as_the_client() -> None:
+    body = {"name": "shop", "name_localizations": {"fr": "boutique", "en-GB": "shoppe"}}
+    assert views.shown(body, "name", "fr") == views.Shown(
+        "boutique", "name_localizations[fr]", True)
+    assert views.shown(body, "name", "en-US") == views.Shown(
+        "shoppe", "name_localizations[en-GB] (fallback of en-US)", True)
+    assert views.shown(body, "name", "de") == views.Shown(
+        "shop", "default name (no de localization)", False)
