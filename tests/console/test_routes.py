@@ -26,7 +26,7 @@ from cmdsync.emulator.seed import (
     MEMBER_ID,
     USER_ID,
 )
-from tests.support.emulator import BOT, USER, emulator
+from tests.support.emulator import BOT, EMBEDDED_SEED, USER, emulator
 
 BASE = "http://127.0.0.1:8787"
 LIVE = "ws://127.0.0.1:8787/console/live"
@@ -250,3 +250,59 @@ def test_the_picker_resolves_names_as_the_client() -> None:
         "shoppe", "name_localizations[en-GB] (fallback of en-US)", True)
     assert views.shown(body, "name", "de") == views.Shown(
         "shop", "default name (no de localization)", False)
+
+
+def test_global_commands_show_contexts_and_the_entry_point_its_menu() -> None:
+    instance = emulator(seed=EMBEDDED_SEED)
+    activity = "444444444444444444"
+    with TestClient(create_app(instance), base_url=BASE) as client:
+        created = client.post(f"/api/v10/applications/{activity}/commands", json={
+            "name": "play", "description": "Play", "contexts": [0, 1], "nsfw": True},
+            headers={"Authorization": "Bot activity-bot-token"})
+        assert created.status_code == 201, created.text
+        page = client.get("/console/commands", params={"application": activity}).text
+    found = _Facts()
+    found.feed(page)
+    assert found.headings == ["Slash commands (1)", "/play NSFW",
+                              "User context menu: Apps (0)",
+                              "Message context menu: Apps (0)",
+                              "Entry point (App Launcher)", "Launch"]
+    play, launch = found.facts
+    assert (play["contexts"], play["integration_types"], play["nsfw"]) == (
+        "guild, bot_dm", "guild_install, user_install", "yes")
+    assert (launch["contexts"], launch["handler"]) == (
+        "every context (null)", "DISCORD_LAUNCH_ACTIVITY")
+
+
+class _Facts(html.parser.HTMLParser):
+    """The h2 and h3 texts of a page, and the ``dt``/``dd`` facts of each command."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self.facts: list[dict[str, str]] = []
+        self._tag: str | None = None
+        self._text: list[str] = []
+        self._term = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("h2", "h3", "dt", "dd"):
+            self._tag, self._text = tag, []
+        if tag == "dl":
+            self.facts.append({})
+
+    def handle_data(self, data: str) -> None:
+        if self._tag:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag != self._tag:
+            return
+        text = " ".join("".join(self._text).split())
+        if tag in ("h2", "h3"):
+            self.headings.append(text)
+        elif tag == "dt":
+            self._term = text
+        else:
+            self.facts[-1][self._term] = text
+        self._tag = None
