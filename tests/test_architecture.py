@@ -62,8 +62,9 @@ def graph() -> dict[str, set[str]]:
 
 def test_the_package_has_at_most_16_entries() -> None:
     # STYLE.md's layout: cli, errors, model, one package per stage, emulator and testing
-    # (the pytest plugin), with __init__, __main__ and schemas
-    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    # (the pytest plugin), with __init__, __main__ and schemas; py.typed is PEP 561's marker
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name not in ("__pycache__",
+                                                                         "py.typed"))
     assert len(entries) <= 16, entries
 
 
