@@ -335,7 +335,7 @@ def test_the_keyboard_reaches_the_content_and_runs_a_command(
             break
     tab.keyboard.press("Enter")
     expect(tab.locator("#exchange .message .content")).to_have_text("pong", timeout=TIMEOUT)
-    assert tab.evaluate("() => document.activeElement.id") == "exchange-heading"
+    expect(tab.locator("#exchange-heading")).to_be_focused()
     no_problems(page)
 
 

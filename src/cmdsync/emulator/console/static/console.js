@@ -20,8 +20,10 @@ function decorate(root) {
   }
 }
 
-// Fetch the page again and swap each live region that changed, keeping focus and
-// open <details> where they were.
+// Fetch the page again and swap each live region whose HTML the server changed (not
+// what this script added: colours, a revealed spoiler), keeping focus and open <details>.
+const served = new Map([...document.querySelectorAll("[data-live][id]")].map(
+  (region) => [region.id, region.innerHTML]));
 let refreshing = null;
 async function refresh() {
   if (refreshing) { refreshing.again = true; return; }
@@ -32,7 +34,8 @@ async function refresh() {
     const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
     for (const region of document.querySelectorAll("[data-live][id]")) {
       const next = fresh.getElementById(region.id);
-      if (!next || next.innerHTML === region.innerHTML) continue;
+      if (!next || next.innerHTML === served.get(region.id)) continue;
+      served.set(region.id, next.innerHTML);
       const open = [...region.querySelectorAll("details[open][id]")].map((d) => d.id);
       const focused = region.contains(document.activeElement) ? document.activeElement.id : null;
       region.replaceChildren(...next.childNodes);
@@ -143,7 +146,6 @@ function running(run) {
       url.searchParams.set("interaction", reply.interaction);
       history.replaceState(null, "", url);
       await refresh();
-      document.getElementById("exchange-heading")?.setAttribute("tabindex", "-1");
       document.getElementById("exchange-heading")?.focus();
     } catch (error) {
       refusal.textContent = `The console could not reach the emulator: ${error}`;
