@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync import __version__
 from cmdsync.apply.form_errors import form_error_diagnostics
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, ClientCredentials, Token
@@ -100,7 +101,7 @@ def test_request_shape() -> None:
                                 f"{APP}/commands?with_localizations=true")
     assert request.headers["authorization"] == f"Bot {SECRET}"
     assert request.headers["user-agent"] == USER_AGENT
-    assert USER_AGENT == "DiscordBot (https://github.com/cmdsync/cmdsync, 0.1.0) cmdsync"
+    assert USER_AGENT == f"DiscordBot (https://github.com/cmdsync/cmdsync, {__version__}) cmdsync"
     assert request.extensions["timeout"] == {"connect": 15.0, "read": 15.0, "write": 15.0,
                                              "pool": 15.0}
     assert time.slept == []

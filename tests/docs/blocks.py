@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.support.paths import ROOT
 
-FENCE = re.compile(r"^```(?P<lang>[\w+-]*)(?P<attrs>[^\n`]*)$")
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w+-]*)(?P<attrs>[^\n`]*)$")
 TITLE = re.compile(r'title="(?P<title>[^"]+)"')
 
 
@@ -37,10 +37,11 @@ def pages() -> list[Path]:
 
 
 def blocks_of(path: Path) -> list[Block]:
-    """The top-level fenced blocks of one Markdown file, in order."""
+    """The fenced blocks of one Markdown file (in a list item too), in order."""
     page = path.relative_to(ROOT).as_posix()
     found: list[Block] = []
     opened: tuple[int, str, str | None] | None = None
+    indent = ""
     body: list[str] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if opened is None:
@@ -48,13 +49,14 @@ def blocks_of(path: Path) -> list[Block]:
             if match:
                 title = TITLE.search(match["attrs"])
                 opened = (number, match["lang"], title["title"] if title else None)
+                indent = match["indent"]
                 body = []
-        elif line == "```":
+        elif line == indent + "```":
             found.append(Block(page, opened[0], opened[1], opened[2],
                                "".join(f"{text}\n" for text in body)))
             opened = None
         else:
-            body.append(line)
+            body.append(line.removeprefix(indent))
     assert opened is None, f"{page}:{opened[0]}: a fence that is never closed"
     return found
 

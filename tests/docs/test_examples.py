@@ -17,10 +17,10 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 import pytest
+import typer
 import typer.main
 import yaml
 
@@ -66,7 +66,7 @@ def parses_as_cmdsync(line: str) -> None:
     assert Path(words[0]).name == "cmdsync", line
     try:
         CLI.make_context("cmdsync", words[1:], resilient_parsing=False)
-    except click.exceptions.Exit:
+    except (click.exceptions.Exit, typer.Exit):
         pass  # --help, --version
     except click.UsageError as error:
         raise AssertionError(f"`{line}`: {error.format_message()}") from None
@@ -141,16 +141,43 @@ def check_action_step(item: Block, tmp_path: Path) -> None:
 
 def check_install_lines(item: Block, tmp_path: Path) -> None:
     """The user's install lines install this project, by its name on PyPI or from its
-    repository (tests/release/test_wheel.py installs the built wheel as they do)."""
+    repository (tests/release/test_wheel.py installs the built wheel as they do), and
+    the cmdsync lines beside them are real commands."""
     project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     name = re.search(r'^name = "([^"]+)"', project, re.MULTILINE)
     assert name is not None
+    installers = (["pipx", "install"], ["uv", "tool"], ["pip", "install"])
     for line in item.text.splitlines():
         words = shlex.split(line.removeprefix("$ "), comments=True)
-        assert words[:2] in (["pipx", "install"], ["uv", "tool"]), line
-        target = words[-1]
-        assert target == name[1] or target == "git+https://github.com/cmdsync/cmdsync", line
-        assert "# or: uv tool install " + name[1] in line or words[0] == "pipx", line
+        if words[0] == "cmdsync":
+            parses_as_cmdsync(line.removeprefix("$ "))
+            continue
+        assert words[:2] in installers, line
+        assert words[-1] in (name[1], "git+https://github.com/cmdsync/cmdsync"), line
+        alternative = line.partition("# or: ")[2]
+        assert alternative in ("", f"uv tool install {name[1]}", f"uv add --dev {name[1]}"), line
+
+
+def check_dev_setup(item: Block, tmp_path: Path) -> None:
+    """The contributor's set-up is the README's (which CI runs), then the linters CI runs."""
+    readme_setup = next(b for b in blocks_of(ROOT / "README.md") if b.lang == "sh").text
+    lines = [line.split("  #")[0].strip() for line in item.text.splitlines()]
+    assert "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'" in lines
+    assert ".venv/bin/python -m pytest -q" in lines and ".venv/bin/python -m pytest -q" in \
+        readme_setup
+    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'" in readme_setup
+    ci = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    assert "ruff check" in ci and "mypy" in ci
+    assert "slow:" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def check_release_tag(item: Block, tmp_path: Path) -> None:
+    """The tag the page pushes is the one the release workflow runs on."""
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(
+        encoding="utf-8"))
+    triggers = release[True] if True in release else release["on"]  # YAML 1.1: on is True
+    assert triggers["push"]["tags"] == ["v*"]
+    assert re.search(r"git tag -a vX\.Y\.Z .* git push origin vX\.Y\.Z", item.text)
 
 
 def check_python_compiles(item: Block, tmp_path: Path) -> None:
@@ -159,7 +186,7 @@ def check_python_compiles(item: Block, tmp_path: Path) -> None:
 
 def check_python_runs(item: Block, tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", item.text], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+                          check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
 
@@ -170,8 +197,8 @@ def check_curl(item: Block, tmp_path: Path) -> None:
                    'BOT="Authorization: Bot emulator-bot-token"\n')
         script = (prelude + item.text).replace(EMULATOR_URL, base)
         script = script.replace("curl -s ", "curl -sS --fail-with-body ")
-        done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run(["bash", "-c", script], cwd=tmp_path, check=False,
+                              capture_output=True, text=True, timeout=60)
     output = done.stdout + done.stderr
     if "50035" in item.text:  # the block shows Discord's validation error: it is the only one
         assert '"code":50035' in output.replace(" ", ""), output
@@ -183,7 +210,7 @@ def check_curl(item: Block, tmp_path: Path) -> None:
 def check_benchmark_flags(item: Block, tmp_path: Path) -> None:
     """Every ``benchmarks/run.py`` flag shown is one the script takes."""
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--help"],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+                          check=False, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     for flag in re.findall(r"\s(--[a-z][\w-]*)", item.text):
         assert flag in done.stdout, f"{item}: {flag} is not an option of benchmarks/run.py"
@@ -234,7 +261,8 @@ def transcript(test: str) -> Callable[[Block, Path], None]:
 
 
 CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
-    ("README.md", 1): covered_by("tests/docs/test_site.py::test_readme_setup_block_is_what_ci_runs"),
+    ("README.md", 1): covered_by(
+        "tests/docs/test_site.py::test_readme_setup_block_is_what_ci_runs"),
     ("README.md", 2): check_install_lines,
     ("README.md", 3): transcript("test_readme_tour"),
     ("README.md", 4): transcript("test_readme_tour"),
@@ -243,6 +271,10 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("README.md", 7): check_same_as("docs/testing/pytest.md", 1),
     ("docs/index.md", 1): transcript("test_index_plan"),
     ("docs/getting-started/index.md", 1): check_install_lines,
+    ("docs/getting-started/install.md", 1): check_install_lines,
+    ("docs/getting-started/install.md", 2): check_install_lines,
+    ("docs/development.md", 1): check_dev_setup,
+    ("docs/development.md", 2): check_release_tag,
     ("docs/getting-started/index.md", 2): transcript("test_quickstart"),
     ("docs/getting-started/index.md", 3): transcript("test_quickstart"),
     ("docs/getting-started/index.md", 4): transcript("test_quickstart"),
@@ -282,7 +314,8 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/concepts/manifests.md", 2): check_cli_lines,
     ("docs/concepts/rate-limits.md", 1): transcript("test_rate_limits_page"),
     ("docs/concepts/safety.md", 1): transcript("test_safety_page"),
-    ("docs/concepts/safety.md", 2): shown_output("creates were used today (UTC, {LEDGER_PATH}); this plan creates"),
+    ("docs/concepts/safety.md", 2): shown_output(
+        "creates were used today (UTC, {LEDGER_PATH}); this plan creates"),
     ("docs/concepts/safety.md", 3): check_cli_lines,
     ("docs/concepts/saved-plans.md", 1): transcript("test_saved_plans_page"),
     ("docs/emulator/admin.md", 1): check_curl,

@@ -119,7 +119,8 @@ class Store:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".logins-", dir=directory)  # mode 0600
         try:
-            os.fchmod(handle, 0o600)
+            if hasattr(os, "fchmod"):  # POSIX; Windows has it from Python 3.13 only
+                os.fchmod(handle, 0o600)
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 json.dump(data, out, indent=2)
                 out.flush()
