@@ -5,10 +5,12 @@ invoke's own answers, and the pieces (markdown, the Run form's command line)."""
 from __future__ import annotations
 
 import html.parser
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from starlette.responses import JSONResponse
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -26,6 +28,7 @@ from cmdsync.emulator.seed import (
     MEMBER_ID,
     USER_ID,
 )
+from tests.support.bot import StandInBot, serve
 from tests.support.emulator import BOT, EMBEDDED_SEED, USER, emulator
 
 BASE = "http://127.0.0.1:8787"
@@ -306,3 +309,34 @@ class _Facts(html.parser.HTMLParser):
         else:
             self.facts[-1][self._term] = text
         self._tag = None
+
+
+@pytest.mark.parametrize(("answer", "shown"), [
+    ({"type": 9, "data": {"custom_id": "feedback", "title": "Your feedback", "components": [
+        {"type": 1, "components": [{"type": 4, "custom_id": "text", "label": "What happened?",
+                                    "style": 2, "required": True}]}]}},
+     ["Response: 9 MODAL", "Your feedback", "What happened?", "required"]),
+    ({"type": 4, "data": {"content": "Pick one", "flags": 64, "components": [
+        {"type": 1, "components": [
+            {"type": 2, "style": 1, "label": "Yes", "custom_id": "y"},
+            {"type": 2, "style": 5, "label": "Docs", "url": "https://example.com"}]}]}},
+     ["Response: 4 CHANNEL_MESSAGE_WITH_SOURCE", "Pick one", "Yes", "Docs ↗",
+      "Only you can see this"]),
+])
+def test_a_modal_and_components_are_shown_as_the_client_shows_them(
+        instance: Emulator, client: TestClient, answer: dict[str, Any],
+        shown: list[str]) -> None:
+    ids = commands(client)
+    verify_key = client.get("/api/v10/applications/@me", headers=BOT).json()["verify_key"]
+    with serve(StandInBot(verify_key)) as bot:
+        bot.answer = lambda payload: JSONResponse(answer)
+        client.patch("/api/v10/applications/@me", headers=BOT,
+                     json={"interactions_endpoint_url": bot.url}).raise_for_status()
+        ran = client.post("/console/run", json={
+            "application": APPLICATION_ID, "guild": GUILD_ID, "command": ids["ping"]})
+    interaction = ran.json()["interaction"]
+    page = client.get("/console/run", params={"guild": GUILD_ID, "command": ids["ping"],
+                                              "interaction": interaction}).text
+    exchange = page[page.index('<section id="exchange"'):page.index("Raw JSON:")]
+    text = [" ".join(part.split()) for part in re.split(r"<[^>]+>", exchange)]
+    assert [part for part in text if part in shown] == shown
