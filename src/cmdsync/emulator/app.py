@@ -230,6 +230,8 @@ async def _read_body_bytes(request: Request, limit: int) -> bytes:
 def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
     if status == 204:
         return Response(status_code=204, headers=headers)
+    if isinstance(body, bytes):  # encoded already (lists of commands: routes.py)
+        return Response(body, status_code=status, headers=headers, media_type="application/json")
     return JSONResponse(body, status_code=status, headers=headers)
 
 

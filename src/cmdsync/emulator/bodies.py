@@ -34,7 +34,8 @@ for the requester's locale (:func:`requested_locale`), where there is an entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cmdsync.emulator.database import Application, StoredCommand
@@ -127,22 +128,70 @@ def command(stored: StoredCommand, app: Application, *, localizations: bool = Tr
     """The response object of one command; made once per command version, body,
     application's installation contexts and way of asking (``localizations``,
     ``locale``), and shared: never to be changed."""
+    return _rendered(stored, app, localizations, locale)[0]
+
+
+def commands_json(stored: Iterable[StoredCommand], app: Application, *,
+                  localizations: bool = True, locale: str | None = None) -> bytes:
+    """The JSON array of :func:`command` of each of ``stored``, UTF-8, as starlette's
+    ``JSONResponse`` writes it; each command's JSON is made once, with its object."""
+    return b"[" + b",".join(_rendered(c, app, localizations, locale)[1] for c in stored) + b"]"
+
+
+def _rendered(stored: StoredCommand, app: Application, localizations: bool,
+              locale: str | None) -> tuple[dict[str, Any], bytes]:
     key = (stored.id, stored.version, stored.guild_id, stored.application_id,
            app.integration_types, localizations, locale)
     kept = _RENDERED.get(key)
     if kept is not None and kept[0] is stored.body:
-        return kept[1]
+        return kept[1], kept[2]
     out = _command(stored, app, localizations=localizations, locale=locale)
-    _RENDERED[key] = (stored.body, out)
+    encoded = _encode_command(out).encode("utf-8")
+    _RENDERED[key] = (stored.body, out, encoded)
     while len(_RENDERED) > _RENDERED_KEPT:
         _RENDERED.pop(next(iter(_RENDERED)), None)  # handlers run in threads
-    return out
+    return out, encoded
 
 
 # Responses by command and way of asking, each with the body it was made from (a
-# store's bodies are shared per distinct text: another body means another answer).
-_RENDERED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any]]] = {}
+# store's bodies are shared per distinct text: another body means another answer),
+# as an object and as JSON.
+_RENDERED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any], bytes]] = {}
 _RENDERED_KEPT = 20_000
+
+
+def _dumps(value: Any) -> str:
+    """JSON as starlette's ``JSONResponse`` writes it."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _encode_command(out: dict[str, Any]) -> str:
+    """``_dumps(out)``, its ``options`` (the larger part, shared by commands alike:
+    :func:`_options`) encoded once per options list."""
+    options = out.get("options")
+    if options is None:
+        return _dumps(out)
+    kept = _OPTIONS_JSON.get(id(options))
+    if kept is None or kept[0] is not options:
+        kept = _remember_json(options)
+    keys = list(out)
+    at = keys.index("options")
+    head = _dumps({k: out[k] for k in keys[:at]})
+    tail = _dumps({k: out[k] for k in keys[at + 1:]})
+    before = head[:-1] + "," if len(head) > 2 else "{"
+    after = "," + tail[1:] if len(tail) > 2 else "}"
+    return f'{before}"options":{kept[1]}{after}'
+
+
+def _remember_json(options: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    kept = _OPTIONS_JSON[id(options)] = (options, _dumps(options))
+    while len(_OPTIONS_JSON) > _RENDERED_KEPT:
+        _OPTIONS_JSON.pop(next(iter(_OPTIONS_JSON)), None)
+    return kept
+
+
+# The JSON of rendered options lists, by the list's identity (with the list).
+_OPTIONS_JSON: dict[int, tuple[list[dict[str, Any]], str]] = {}
 
 
 def _command(stored: StoredCommand, app: Application, *, localizations: bool,
@@ -163,11 +212,29 @@ def _command(stored: StoredCommand, app: Application, *, localizations: bool,
         out["contexts"] = body.get("contexts")
         out["integration_types"] = body.get("integration_types", list(app.integration_types))
     if body.get("options"):
-        out["options"] = [_option(o, localizations, locale) for o in body["options"]]
+        out["options"] = _options(body["options"], localizations, locale)
     out["nsfw"] = body.get("nsfw", False)
     if stored.type == CommandType.PRIMARY_ENTRY_POINT:
         out["handler"] = body.get("handler", 1)
     return out
+
+
+def _options(options: list[Mapping[str, Any]], localizations: bool, locale: str | None
+             ) -> list[dict[str, Any]]:
+    """A command's options as returned, made once per options list (stored bodies are
+    shared per distinct text, so commands alike share it) and way of asking."""
+    key = (id(options), localizations, locale)
+    kept = _OPTIONS.get(key)
+    if kept is not None and kept[0] is options:
+        return kept[1]
+    out = [_option(o, localizations, locale) for o in options]
+    _OPTIONS[key] = (options, out)
+    while len(_OPTIONS) > _RENDERED_KEPT:
+        _OPTIONS.pop(next(iter(_OPTIONS)), None)
+    return out
+
+
+_OPTIONS: dict[tuple[int, bool, str | None], tuple[Any, list[dict[str, Any]]]] = {}
 
 
 def _option(option: Mapping[str, Any], localizations: bool, locale: str | None

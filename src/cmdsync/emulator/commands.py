@@ -109,13 +109,13 @@ class Scope:
         return _stored(item, self)[0]
 
 
-def _stored(item: dict[str, Any], scope: Scope) -> tuple[dict[str, Any], str]:
+def _stored(item: dict[str, Any], scope: Scope, raw: bytes | None = None
+            ) -> tuple[dict[str, Any], str]:
     """:meth:`Scope.stored` and its JSON text, each made once per distinct item (by its
-    bytes, the kind of scope and the application's installation contexts)."""
-    try:
-        key: Any = (marshal.dumps(item), bool(scope.guild_id), scope.app.integration_types)
-    except ValueError:
-        key = None
+    bytes, ``raw`` when known, the kind of scope and the application's installation
+    contexts)."""
+    raw = raw if raw is not None else _marshalled(item)
+    key = None if raw is None else (raw, bool(scope.guild_id), scope.app.integration_types)
     kept = _STORED.get(key) if key is not None else None
     if kept is None:
         body = stored_body(item, guild=bool(scope.guild_id),
@@ -139,12 +139,15 @@ def _remember(table: dict[Any, Any], key: Any, value: Any) -> None:
         table.pop(next(iter(table)), None)  # handlers run in threads
 
 
-def validate(items: list[Any], scope: Scope, *, single: bool) -> None:
-    """Raise 50035 if Discord would refuse these command bodies."""
-    key = _body_key(items, scope)
+def validate(items: list[Any], scope: Scope, *, single: bool,
+             raws: list[bytes | None] | None = None) -> None:
+    """Raise 50035 if Discord would refuse these command bodies (``raws``: their
+    :func:`_marshalled` bytes, when known)."""
+    raws = raws if raws is not None else [_marshalled(item) for item in items]
+    global_scope = not scope.guild_id
+    key = None if None in raws else (b"".join(raws), global_scope)  # type: ignore[arg-type]
     if key not in _VALID_BODIES:
-        global_scope = not scope.guild_id
-        item_keys = [_item_key(item, global_scope) for item in items]
+        item_keys = [None if raw is None else (raw, global_scope) for raw in raws]
         known = [i for i, k in enumerate(item_keys) if k is not None and k in _VALID_ITEMS]
         found = [d for d in validate_api_commands(items, scope=scope.guild_id or "global",
                                                   ignore=NOT_ENFORCED, known=known)
@@ -232,16 +235,11 @@ _TEXTS: dict[int, tuple[dict[str, Any], str]] = {}  # id of a stored form -> it,
 _KEPT = 4096
 
 
-def _body_key(items: list[Any], scope: Scope) -> tuple[bytes, bool] | None:
+def _marshalled(item: Any) -> bytes | None:
+    """``item``'s bytes (``marshal``, self-delimiting: joined, they key a list), or None
+    for a value marshal cannot write."""
     try:
-        return marshal.dumps(items), not scope.guild_id
-    except ValueError:
-        return None
-
-
-def _item_key(item: Any, global_scope: bool) -> tuple[bytes, bool] | None:
-    try:
-        return marshal.dumps(item), global_scope
+        return marshal.dumps(item)
     except ValueError:
         return None
 
@@ -254,9 +252,10 @@ def bulk_overwrite(scope: Scope, payload: Any) -> tuple[list[StoredCommand], int
     are deleted, except that leaving out the entry point is refused (50240).
     """
     items = _bulk_items(payload)
-    validate(items, scope, single=False)
+    raws = [_marshalled(item) for item in items]
+    validate(items, scope, single=False, raws=raws)
     existing = scope.commands()
-    plan = _match(scope, items, existing)
+    plan = _match(scope, items, existing, raws)
     kept = {old.id for old, _ in plan if old is not None}
     if any(c.type == CommandType.PRIMARY_ENTRY_POINT and c.id not in kept for c in existing):
         raise error_replies.entry_point_removed()
@@ -285,8 +284,8 @@ def _bulk_items(payload: Any) -> list[Any]:
     return payload
 
 
-def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredCommand]
-           ) -> list[tuple[StoredCommand | None, dict[str, Any]]]:
+def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredCommand],
+           raws: list[bytes | None]) -> list[tuple[StoredCommand | None, dict[str, Any]]]:
     """Pair each item with the command it updates (by ``id``, else type and name)."""
     by_id = {c.id: c for c in existing}
     claimed = {str(item["id"]) for item in items if item.get("id") is not None}
@@ -296,7 +295,7 @@ def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredComma
     for command in existing:
         by_key.setdefault((command.type, command.name), []).append(command)
     for index, item in enumerate(items):
-        body = scope.stored(item)
+        body = _stored(item, scope, raws[index])[0]
         if item.get("id") is not None:
             old = by_id.get(str(item["id"]))
             if old is None or old.type != body["type"]:

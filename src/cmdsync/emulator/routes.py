@@ -8,6 +8,11 @@ Each :class:`Route` names its handler, its rate-limit bucket (routes sharing a
 bucket share a limit; as on Discord, listing and bulk-overwriting a scope's
 commands share one) and whether it is a read or a write (for the request log's
 counts).
+
+The two routes that answer with a scope's commands answer with their JSON
+already encoded (bytes, from :func:`cmdsync.emulator.bodies.commands_json`): each
+command's JSON is made once per version, and a listing once per version of the
+scope.
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ def list_commands(call: Call) -> Reply:
         return Reply(200, store.remembered(
             ("list", app.id, scope.guild_id, app.integration_types, localizations, locale),
             store.scope_version(app.id, scope.guild_id),
-            lambda: [bodies.command(c, app, localizations=localizations, locale=locale)
-                     for c in scope.commands()]))
+            lambda: bodies.commands_json(scope.commands(), app, localizations=localizations,
+                                         locale=locale)))
 
 
 def create_command(call: Call) -> Reply:
@@ -52,7 +57,7 @@ def bulk_overwrite(call: Call) -> Reply:
     """PUT .../commands: 200 and the scope's full list."""
     with call.scope() as scope:
         saved, creates = commands.bulk_overwrite(scope, call.body)
-        return Reply(200, [bodies.command(c, scope.app) for c in saved], creates)
+        return Reply(200, bodies.commands_json(saved, scope.app), creates)
 
 
 def get_command(call: Call) -> Reply:
