@@ -154,6 +154,17 @@ def test_running_card_shows_the_bots_embed_and_its_ephemeral_follow_up(
     no_problems(page)
 
 
+def test_a_user_command_runs_on_its_target(world: World, page: Watched) -> None:
+    tab = page.page
+    tab.goto(url(world, "run", guild=GUILD_ID, command=world.commands["Member card"]))
+    tab.get_by_label("Target").select_option(label="@member")
+    tab.get_by_role("button", name="Run Member card (user command)").click()
+    expect(tab.locator("#exchange .message .content").first).to_have_text(
+        "Here is @member's card.", timeout=TIMEOUT)
+    expect(tab.locator("#exchange .embed-title")).to_have_text("Member card")
+    no_problems(page)
+
+
 def test_a_deferred_report_is_edited_and_followed_up_as_it_happens(
         world: World, page: Watched) -> None:
     tab = page.page

@@ -340,3 +340,16 @@ def test_a_modal_and_components_are_shown_as_the_client_shows_them(
     exchange = page[page.index('<section id="exchange"'):page.index("Raw JSON:")]
     text = [" ".join(part.split()) for part in re.split(r"<[^>]+>", exchange)]
     assert [part for part in text if part in shown] == shown
+
+
+def test_a_run_in_a_dm_is_checked_as_invoke_checks_it(client: TestClient) -> None:
+    created = client.post(f"/api/v10/applications/{APPLICATION_ID}/commands", headers=BOT,
+                          json={"name": "hello", "description": "Hi", "contexts": [0]})
+    assert created.status_code == 201, created.text
+    invoked = client.post("/_emulator/interactions", json={
+        "application_id": APPLICATION_ID, "user_id": MEMBER_ID, "line": "/hello"})
+    ran = client.post("/console/run", json={
+        "application": APPLICATION_ID, "guild": "", "user": MEMBER_ID,
+        "command": created.json()["id"]})
+    assert invoked.json()["message"] == "/hello does not show in a bot_dm: its contexts are guild"
+    assert ran.json() == {"refused": f"The client would not send it: {invoked.json()['message']}"}
