@@ -223,7 +223,11 @@ def test_the_log_shows_interactions_requests_and_the_create_budget(
     budget = tab.locator("table.budget tbody tr", has_text=GUILD_ID)
     expect(budget.locator("td").nth(3)).to_have_text("200")
     assert int(budget.locator("td").nth(2).inner_text()) >= 6
-    expect(tab.locator("details.exchange summary").first).to_contain_text("/ping by owner")
+    latest = tab.locator("details.exchange summary").first
+    expect(latest).to_contain_text("/ping by owner")
+    assert re.search(r"1 message, the first after \d+ ms$", latest.inner_text())
+    expect(tab.get_by_text("Rate limits:")).to_have_text(
+        "Rate limits: 10 requests per 1.0 s per bucket; 50 per 1.0 s per token.")
     requests = tab.locator("table.requests tbody tr")
     webhook = requests.filter(has_text="POST /webhooks/{application_id}/{interaction_token}")
     if webhook.count():  # a follow-up was sent in an earlier test: its token is hidden

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -112,7 +113,8 @@ async def log_page(request: Request) -> Response:
                    budgets=views.budgets(emulator.store, apps, now=emulator.clock(),
                                          limit=emulator.limits.daily_creates),
                    exchanges=_exchanges(emulator, query.get("application")),
-                   faults=emulator.faults.counts, sessions=emulator.gateway.sessions())
+                   faults=emulator.faults.counts, sessions=emulator.gateway.sessions(),
+                   ratelimit=emulator.limiter.config)
     return web.page(request, "log.html", context)
 
 
@@ -139,8 +141,8 @@ def _without_token(path: str, route: str) -> str:
 def _exchanges(emulator: Emulator, app_id: str | None) -> list[dict[str, Any]]:
     """The last interactions, newest first: what was run, by whom, and how it ended."""
     with emulator.store.transaction() as db:
-        rows = db.execute("SELECT id FROM interactions ORDER BY length(id) DESC, id DESC "
-                          "LIMIT 100").fetchall()
+        rows = db.execute("SELECT id, created_at FROM interactions ORDER BY length(id) DESC, "
+                          "id DESC LIMIT 100").fetchall()
     found = []
     for row in rows:
         exchange = interactions.exchange(emulator.store, row[0])
@@ -150,8 +152,20 @@ def _exchanges(emulator: Emulator, app_id: str | None) -> list[dict[str, Any]]:
         user = (payload.get("member") or {}).get("user") or payload.get("user") or {}
         found.append({"id": row[0], "payload": web.without_token(payload),
                       "response": exchange["response"], "messages": exchange["messages"],
-                      "user": user, "command": _command_line(payload)})
+                      "user": user, "command": _command_line(payload), "at": row[1],
+                      "first": _after(row[1], exchange["messages"])})
     return found
+
+
+def _after(created_at: float, sent: list[dict[str, Any]]) -> int | None:
+    """Milliseconds from the interaction to its first message, if it has one."""
+    if not sent:
+        return None
+    try:
+        first = datetime.fromisoformat(str(sent[0]["timestamp"])).timestamp()
+    except (KeyError, ValueError):
+        return None
+    return max(round((first - created_at) * 1000), 0)
 
 
 def _command_line(payload: Mapping[str, Any]) -> str:

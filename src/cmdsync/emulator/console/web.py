@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -35,6 +36,8 @@ def _environment() -> Environment:
                       autoescape=select_autoescape(["html"], default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    env.filters["clock"] = lambda value: datetime.fromtimestamp(
+        float(value), timezone.utc).strftime("%H:%M:%S.%f")[:-3]
     env.filters["colour"] = lambda value: f"#{int(value):06x}" if isinstance(value, int) else ""
     env.globals.update(EPHEMERAL=EPHEMERAL, LOADING=LOADING, CALLBACK_TYPES=CALLBACK_TYPES)
     return env
