@@ -94,7 +94,7 @@ def test_local_and_state_are_one_or_the_other(tmp_path: Path) -> None:
     assert "--local serves .cmdsync/local.sqlite: drop --state" in result.stderr
 
 
-def test_the_docs_commands_are_these(tmp_path: Path) -> None:
+def test_the_docs_commands_are_these() -> None:
     """docs/console.md shows only the commands the tests above run."""
     shown = re.findall(r"^\$ (.+)$", DOC.read_text(encoding="utf-8"), flags=re.MULTILINE)
     assert shown == ["cmdsync emulator --open",
