@@ -137,10 +137,13 @@ class DiscordClient:
         self.limiter = RateLimiter(global_limit=self.config.global_limit,
                                    global_window=self.config.global_window, **limiter_args)
         self.semaphore = asyncio.Semaphore(max(self.config.concurrency, 1))
+        base_url = self.config.base_url.rstrip("/")
+        # Plain HTTP (a served emulator) needs no TLS context: loading the CA bundle
+        # would take longer than the first request.
         self._http = httpx.AsyncClient(
-            base_url=self.config.base_url.rstrip("/"), transport=transport,
-            timeout=httpx.Timeout(self.config.timeout),
-            headers={"User-Agent": USER_AGENT})
+            base_url=base_url, transport=transport, timeout=httpx.Timeout(self.config.timeout),
+            headers={"User-Agent": USER_AGENT},
+            verify=not base_url.lower().startswith("http://"))
         self._bearer: Token | None = auth.commands if isinstance(auth.commands, Token) else None
         self._exchange_lock = asyncio.Lock()
         self.requests = 0

@@ -60,7 +60,6 @@ from cmdsync.runners.session import (
     Connection,
     Session,
     fetch_scopes,
-    needs_user_token,
     open_session,
     saved_plan_key,
 )
@@ -142,25 +141,30 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
     ``signals``: let SIGINT and SIGTERM stop the writes cleanly; only for a
     process cmdsync owns (the CLI), never inside someone else's loop.
     """
-    from cmdsync.runners.plan import plan_live, plan_session, prepare
+    from cmdsync.runners.plan import plan_live, planning
 
     env = os.environ if env is None else env
     cwd = os.getcwd() if cwd is None else cwd
-    validation, desired = prepare(paths, connection=connection,
-                                  application_id=options.application_id, env=env)
-    if desired is None:
-        return ApplyRun(validation)
-    if interactive and not can_ask:
-        raise CmdsyncError(NO_TERMINAL)
-    state: DesiredState = desired
-    guilds = [s for s in state.scopes if s != "global"]
-    async with open_session(connection, env=env, cwd=cwd, guilds=guilds,
-                            application_id=needs_user_token(state)) as session:
+
+    def refuse_without_terminal() -> None:
+        if interactive and not can_ask:
+            raise CmdsyncError(NO_TERMINAL)
+
+    # Reads start while the manifests are validated, unless the run may refuse
+    # before any request (no terminal to ask at).
+    async with planning(paths, connection=connection, application_id=options.application_id,
+                        prune=options.prune, env=env, cwd=cwd,
+                        before_requests=refuse_without_terminal,
+                        pipelined=not (interactive and not can_ask)) as found:
+        if found.desired is None or found.session is None:
+            return ApplyRun(found.validation)
+        state: DesiredState = found.desired
+        session = found.session
+        checked, planned, live = found.validation, found.plan, found.live
+
         async def read() -> LiveState:
             return (await plan_live(session.client, state, prune=options.prune))[1]
 
-        checked, planned, live, _ = await plan_session(session.client, state, validation,
-                                                       prune=options.prune)
         if planned is None or live is None:
             return ApplyRun(checked)
         plan = with_budget_warnings(planned, ledger=ledger.load(cwd),

@@ -12,6 +12,12 @@ semaphore and rate limiter), ``GET .../commands?with_localizations=true``
 for each scope and ``GET .../commands/permissions`` for each guild;
 :func:`read_application` reads the application itself (``GET
 /applications/@me``), which ``plan`` does once per run, before the scopes.
+
+:class:`EarlyReads` starts those reads before the desired state is known,
+from the scopes the manifests' text names (:mod:`cmdsync.manifest.outline`),
+while the manifests are still being validated; :func:`read_application` and
+:func:`fetch_scopes` then take each read from it, as they would have made it,
+or make it themselves.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient, check_base_url
 from cmdsync.errors import CmdsyncError
+from cmdsync.model import GLOBAL
 from cmdsync.plan.planfile import plan_key
 from cmdsync.state import LiveScope, LiveState, live_scope, scope_order
 from cmdsync.state.application import AppInfo, app_info
@@ -62,7 +69,10 @@ class Connection:
     """How to reach the API: flags and environment, before anything is opened.
 
     ``transport`` (an ``httpx.AsyncBaseTransport``) replaces the network for
-    remote sessions, in tests; ``config`` tunes the client.
+    remote sessions, in tests; ``config`` tunes the client. ``pipelined``:
+    whether ``plan`` and ``apply`` start reading before the manifests are
+    validated (:func:`cmdsync.runners.plan.planning`); None (the default) for
+    a session over the network, not for ``--local`` or a ``transport``.
     """
 
     api_url: str | None = None
@@ -73,6 +83,9 @@ class Connection:
     config: ClientConfig | None = None
     transport: Any = None
     environment: str | None = None  # cmdsync.toml's environment: where `cmdsync login` stored
+    # plan's reads start while the manifests are validated (cmdsync.runners.plan.planning):
+    # None for over the network only (not --local, nor a transport); True or False to say
+    pipelined: bool | None = None
 
 
 @asynccontextmanager
@@ -211,10 +224,89 @@ def _with_base(config: ClientConfig, base_url: str) -> ClientConfig:
     return replace(config, base_url=base_url)
 
 
+class EarlyReads:
+    """Reads started before anyone asks for them, each taken once by whoever does.
+
+    :meth:`application` starts ``GET /applications/@me``; :meth:`scopes` the
+    commands of each scope (and a guild's overwrites when asked) of one
+    application. A read is taken with :meth:`take_application` or
+    :meth:`take_scope` (None when it was not started, or for another
+    application); a failed read raises its error when taken, and is
+    otherwise never reported. :meth:`close` cancels what nobody took.
+    ``started`` lists every read started, in order: ``"application"``, then
+    each scope.
+    """
+
+    def __init__(self, client: DiscordClient) -> None:
+        self.client = client
+        self.application_id: str | None = None
+        self.started: list[str] = []
+        self._application: asyncio.Task[Any] | None = None
+        self._scopes: dict[str, asyncio.Task[tuple[Any, Any]]] = {}
+
+    def application(self) -> asyncio.Task[Any]:
+        """Start reading the application (once); its task."""
+        if self._application is None:
+            self._application = self._start(endpoints.get_application(self.client))
+            self.started.append("application")
+        return self._application
+
+    def scopes(self, application_id: str, scopes: Iterable[str], *,
+               permissions: Iterable[str] = ()) -> None:
+        """Start reading ``scopes`` of ``application_id`` not started yet (all of one
+        application: scopes of another are not started); and the overwrites of the
+        guilds in ``permissions`` with their commands."""
+        if self.application_id is None:
+            self.application_id = application_id
+        if application_id != self.application_id:
+            return
+        overwrites = set(permissions)
+        for scope in scopes:
+            if scope not in self._scopes:
+                self._scopes[scope] = self._start(self._read(
+                    application_id, scope, scope != GLOBAL and scope in overwrites))
+                self.started.append(scope)
+
+    async def _read(self, application_id: str, scope: str, permissions: bool
+                    ) -> tuple[Any, Any]:
+        commands_call = endpoints.list_commands(self.client, application_id, scope)
+        if not permissions:
+            return await commands_call, None
+        found = await asyncio.gather(commands_call, endpoints.list_guild_permissions(
+            self.client, application_id, scope))
+        return found[0], found[1]
+
+    @staticmethod
+    def _start(call: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(call)
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return task
+
+    def take_application(self) -> asyncio.Task[Any] | None:
+        task, self._application = self._application, None
+        return task
+
+    def take_scope(self, application_id: str, scope: str
+                   ) -> asyncio.Task[tuple[Any, Any]] | None:
+        if application_id != self.application_id:
+            return None
+        return self._scopes.pop(scope, None)
+
+    async def close(self) -> None:
+        """Cancel every read nobody took, and wait for them to end."""
+        left = [task for task in (self._application, *self._scopes.values())
+                if task is not None]
+        self._application, self._scopes = None, {}
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+
+
 async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Iterable[str], *,
                        need_permissions: Iterable[str] | None = None,
                        only_needed: bool = False,
-                       on_scope: Callable[[LiveScope], None] | None = None) -> LiveState:
+                       on_scope: Callable[[LiveScope], None] | None = None,
+                       early: EarlyReads | None = None) -> LiveState:
     """Every scope's commands, and each guild's permission sets, fetched concurrently.
 
     ``scopes`` are ``"global"`` and guild ids. Overwrites are read for every
@@ -226,6 +318,7 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     without the app's ``applications.commands`` scope 403 code 50001).
     ``on_scope`` is called with each scope as soon as it is read, while the
     other reads go on (a plan compares it then: :class:`~cmdsync.plan.diff.Differ`).
+    A read ``early`` started already is taken from it, not made again.
     """
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
@@ -233,8 +326,20 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     seen: dict[bytes, Any] = {}
 
     async def one(scope: str) -> LiveScope:
+        with_permissions = not (scope == "global" or (scope not in needed and not readable))
+        started = early.take_scope(application_id, scope) if early is not None else None
+        if started is not None:
+            commands, permissions = await started
+            if with_permissions and permissions is None:
+                permissions = await endpoints.list_guild_permissions(client, application_id,
+                                                                     scope)
+            found = live_scope(scope, _shared(commands, seen),
+                               permissions if with_permissions else None)
+            if on_scope is not None:
+                on_scope(found)
+            return found
         commands_call = endpoints.list_commands(client, application_id, scope)
-        if scope == "global" or (scope not in needed and not readable):
+        if not with_permissions:
             found = live_scope(scope, _shared(await commands_call, seen))
         else:
             commands, permissions = await asyncio.gather(
@@ -310,7 +415,8 @@ def scopes_to_fetch(desired: DesiredState) -> list[str]:
 
 async def fetch_live(client: DiscordClient, application_id: str, desired: DesiredState, *,
                      application: AppInfo | None = None,
-                     on_scope: Callable[[LiveScope], None] | None = None) -> LiveState:
+                     on_scope: Callable[[LiveScope], None] | None = None,
+                     early: EarlyReads | None = None) -> LiveState:
     """The live state a plan of ``desired`` needs (:func:`scopes_to_fetch`).
 
     Commands are read in every scope; overwrites in the guilds whose
@@ -319,11 +425,13 @@ async def fetch_live(client: DiscordClient, application_id: str, desired: Desire
     drop its overwrites (every guild read, for a global command), so that
     the plan can say where they are lost; no other request is made.
     ``application`` (from :func:`read_application`) is kept in the state
-    for the diff; ``on_scope`` is called with each scope read (:func:`fetch_scopes`).
+    for the diff; ``on_scope`` is called with each scope read, and reads
+    started ``early`` are taken from it (:func:`fetch_scopes`).
     """
     needed = [s.scope for s in desired.scopes.values() if s.permissions is not None]
     live = await fetch_scopes(client, application_id, scopes_to_fetch(desired),
-                              need_permissions=needed, only_needed=True, on_scope=on_scope)
+                              need_permissions=needed, only_needed=True, on_scope=on_scope,
+                              early=early)
     renamed = renamed_scopes(desired, live)
     if renamed and client.can_read_permissions:
         guilds = [g for g in live.scopes if g != "global"] if "global" in renamed \
@@ -334,7 +442,8 @@ async def fetch_live(client: DiscordClient, application_id: str, desired: Desire
 
 
 async def read_application(client: DiscordClient, application_id: str, *,
-                           named: str | None = None) -> AppInfo:
+                           named: str | None = None, early: EarlyReads | None = None
+                           ) -> AppInfo:
     """The credentials' application (:func:`cmdsync.client.endpoints.get_application`).
 
     ``named`` is the ``application_id`` the manifests name, if any: the
@@ -343,10 +452,13 @@ async def read_application(client: DiscordClient, application_id: str, *,
     ``--application-id``. Raises :class:`~cmdsync.errors.CmdsyncError` when
     the credentials belong to another application than ``application_id``
     (every later request would fail with 403 code 20012), and
-    :class:`~cmdsync.errors.ApiError` when the read fails.
+    :class:`~cmdsync.errors.ApiError` when the read fails. A read ``early``
+    started already is taken from it.
     """
+    started = early.take_application() if early is not None else None
     try:
-        info = app_info(await endpoints.get_application(client))
+        info = app_info(await (started if started is not None
+                               else endpoints.get_application(client)))
     except ValueError:  # no application object: nothing is known of it
         info = AppInfo(application_id)
     if info.id != application_id:
