@@ -92,3 +92,15 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
         assert f"cmdsync {command}" in reference
     assert (site / "search" / "search_index.json").exists()
     shutil.rmtree(site)
+
+
+def test_readme_screenshots_are_the_console_tests_own() -> None:
+    """Each console screenshot the README shows is one the browser tests make
+    (tests/console/test_pages.py writes them with CMDSYNC_WRITE_SCREENSHOTS=1)."""
+    text = README.read_text(encoding="utf-8")
+    shown = re.findall(r"!\[[^\]]+\]\(docs/images/console-(\w+)\.png\)", text)
+    made = (ROOT / "tests" / "console" / "test_pages.py").read_text(encoding="utf-8")
+    assert shown == ["commands", "permissions", "run", "log", "messages"]
+    for name in shown:
+        assert f'"{name}": url(world, "{name}"' in made
+        assert (ROOT / "docs" / "images" / f"console-{name}.png").read_bytes()[:4] == b"\x89PNG"
