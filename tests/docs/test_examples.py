@@ -291,6 +291,7 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/ci/github-actions.md", 1): check_action_step,
     ("docs/ci/json.md", 1): transcript("test_json_documents"),
     ("docs/ci/json.md", 2): transcript("test_json_documents"),
+    ("docs/ci/json.md", 3): transcript("test_github_format"),
     ("docs/ci/pre-commit.md", 1): check_precommit,
     ("docs/commands/apply.md", 1): check_manifest,
     ("docs/commands/apply.md", 2): transcript("test_apply_page"),
@@ -484,6 +485,11 @@ def test_json_documents(session: Session) -> None:
     failed, shape = json.loads(out), json.loads(block(page, 2).text)
     assert code == 1 and set(failed) == set(shape) and failed["ok"] is False
     assert failed["error"].startswith("GET /applications/@me: ")
+
+
+def test_github_format(session: Session) -> None:
+    session.run(block("docs/ci/json.md", 3),
+                codes={"cmdsync validate --format github bad.yaml": 1})
 
 
 # -- the rule reference ----------------------------------------------------------------
