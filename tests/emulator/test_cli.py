@@ -51,6 +51,7 @@ def test_it_serves_http_and_prints_the_default_credentials() -> None:
          "applications.commands.permissions.update; manages guilds: 222222222222222222)"),
         (f"  gateway: {base_url.replace('http', 'ws')}/gateway (bots without an interactions "
          "endpoint URL get interactions here)"),
+        f"  console: {base_url}/ (commands, permissions, run, log, messages)",
         f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config, interactions)"]
     assert lines[0] == f"cmdsync emulator: Discord API v10 at {base_url}/api/v10"
 

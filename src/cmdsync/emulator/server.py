@@ -74,6 +74,7 @@ def banner(emulator: Emulator, base_url: str) -> str:
                      f"manages guilds: {' '.join(map(str, user.get('guilds') or [])) or 'none'})")
     lines.append(f"  gateway: {base_url.replace('http', 'ws', 1)}/gateway (bots without an "
                  "interactions endpoint URL get interactions here)")
+    lines.append(f"  console: {base_url}/ (commands, permissions, run, log, messages)")
     lines.append(f"  admin API: {base_url}/_emulator/ (reset, seed, log, state, config, "
                  "interactions)")
     return "\n".join(lines) + "\n"
