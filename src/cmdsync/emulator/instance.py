@@ -107,11 +107,12 @@ class Emulator:
 
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the
-        current state; applications already there keep their settings. Members
-        added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
+        current state; applications already there keep their settings, guilds and
+        fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.seed`).
+        Members added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
         check_seed(seed, complete=False)
         before = members.snapshot(self.gateway, [str(g["id"]) for g in seed.get("guilds") or []])
-        apply_seed(self.store, seed, now=self.clock(), keep_applications=True)
+        apply_seed(self.store, seed, now=self.clock(), keep_applications=True, partial=True)
         members.dispatch_changes(self.gateway, before)
 
 

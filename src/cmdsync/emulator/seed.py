@@ -60,13 +60,22 @@ Every user may log in on the consent page of ``/oauth2/authorize``
 (:mod:`cmdsync.emulator.consent`); the tokens it leads to may manage the
 user's ``guilds``.
 
-Fixtures can be added later the same way (``POST /_emulator/seed``).
+Fixtures can be added later the same way (``POST /_emulator/seed``). Such
+a seed is partial: a guild, role, member, channel, message or user the
+emulator has already keeps every key the seed leaves out (a guild its
+``name``, ``owner_id``, ``preferred_locale`` and ``applications``; a member
+its ``nick`` and ``roles``...) and takes the ones it gives; one it does not
+have yet gets the defaults of a fresh seed (a guild named ``Guild`` with no
+owner, every application installed; a role named ``role`` with no
+permission...). A seed file and a reset are complete: what they leave out
+takes those defaults.
 Problems raise :class:`~cmdsync.errors.UsageError` naming the field.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
@@ -225,14 +234,17 @@ def _check_references(data: dict[str, Any], source: str) -> None:
 
 
 def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
-               keep_applications: bool = False) -> None:
+               keep_applications: bool = False, partial: bool = False) -> None:
     """Add the seed's applications, guilds, users and tokens to ``store``.
 
     An EMBEDDED application gets its global entry point if it has none.
     ``keep_applications`` keeps the settings of applications ``store``
     already has (a state file reopened: what ``PATCH /applications/@me``
     changed stays); otherwise the seed's replace them, but for the
-    interactions endpoint URL, which a seed does not set.
+    interactions endpoint URL, which a seed does not set. ``partial`` (``POST
+    /_emulator/seed``): guilds and fixtures ``store`` has already keep the keys
+    the seed leaves out (see the module docstring); otherwise those keys take
+    their defaults.
     """
     for item in seed.get("applications") or []:
         app = _application(item, "seed")
@@ -249,32 +261,48 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
         if app.flags & APPLICATION_FLAG_EMBEDDED and item.get("entry_point", True):
             with store.transaction() as db:
                 add_entry_point(store, db, app, now)
+    def put(kind: str, guild_id: str, item: dict[str, Any], body: dict[str, Any]) -> None:
+        """Store a fixture; in a partial seed, one already there keeps what ``item``
+        leaves out (each body key is the seed key of the same name)."""
+        stored = store.fixture(kind, guild_id, body[_ID[kind]]) if partial else None
+        if stored is not None:
+            body = {**stored, **{key: value for key, value in body.items() if key in item}}
+        store.put_fixture(kind, guild_id, body[_ID[kind]], body)
+
     for guild in seed.get("guilds") or []:
-        installed = guild.get("applications")
         guild_id = str(guild["id"])
+        installed = guild.get("applications")
+        name = str(guild.get("name", "Guild"))
         settings = {key: str(guild[key]) for key in ("owner_id", "preferred_locale")
                     if guild.get(key) is not None}
-        store.add_guild(guild_id, str(guild.get("name", "Guild")),
+        current = store.guild(guild_id) if partial else None
+        if current is not None:  # keys left out keep what the guild has
+            if "applications" not in guild:
+                installed = _installed(store, guild_id)
+            name = str(guild.get("name", current["name"]))
+            settings = {**{key: current[key] for key in ("owner_id", "preferred_locale")
+                           if current.get(key) is not None}, **settings}
+        store.add_guild(guild_id, name,
                         None if installed is None else [str(a) for a in installed], settings)
         for role in guild.get("roles") or []:
-            store.put_fixture("role", guild_id, str(role["id"]), {
+            put("role", guild_id, role, {
                 "id": str(role["id"]), "name": str(role.get("name", "role")),
                 "permissions": str(permission_bits(role.get("permissions", 0), "seed"))})
         for member in guild.get("members") or []:
-            store.put_fixture("member", guild_id, str(member["user_id"]), {
+            put("member", guild_id, member, {
                 "user_id": str(member["user_id"]), "nick": member.get("nick"),
                 "roles": [str(r) for r in member.get("roles") or []]})
         for channel in guild.get("channels") or []:
-            store.put_fixture("channel", guild_id, str(channel["id"]), {
+            put("channel", guild_id, channel, {
                 "id": str(channel["id"]), "name": str(channel.get("name", "channel")),
                 "type": int(channel.get("type", 0))})
         for message in guild.get("messages") or []:
-            store.put_fixture("message", guild_id, str(message["id"]), {
+            put("message", guild_id, message, {
                 "id": str(message["id"]), "channel_id": str(message["channel_id"]),
                 "author_id": str(message["author_id"]),
                 "content": str(message.get("content", ""))})
     for user in seed.get("users") or []:
-        store.put_fixture("user", "", str(user["id"]), {
+        put("user", "", user, {
             "id": str(user["id"]), "username": user.get("username"),
             "global_name": user.get("global_name"),
             "guilds": [str(g) for g in user.get("guilds") or []]})
@@ -283,6 +311,16 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
         store.add_token(Token(str(user["bearer_token"]), "bearer", str(user["application_id"]),
                               str(user["id"]), frozenset(str(s) for s in user.get("scopes") or []),
                               None, frozenset(str(g) for g in user.get("guilds") or [])))
+
+
+_ID = {"role": "id", "member": "user_id", "channel": "id", "message": "id", "user": "id"}
+
+
+def _installed(store: Store, guild_id: str) -> list[str] | None:
+    """The applications installed in a guild (None: every one)."""
+    with store.transaction() as db:
+        row = db.execute("SELECT installed FROM guilds WHERE id = ?", (guild_id,)).fetchone()
+    return None if row is None or row[0] is None else [str(a) for a in json.loads(row[0])]
 
 
 def add_entry_point(store: Store, db: sqlite3.Connection, app: Application,
