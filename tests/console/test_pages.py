@@ -233,7 +233,13 @@ def test_the_log_shows_interactions_requests_and_the_create_budget(
     if webhook.count():  # a follow-up was sent in an earlier test: its token is hidden
         expect(webhook.first.locator("td").nth(2)).to_contain_text(
             f"/api/v10/webhooks/{APPLICATION_ID}/{{interaction_token}}")
-    tab.get_by_label("Route contains").fill("commands")
+    listed = requests.filter(has_text="GET /applications/{application_id}/guilds/{guild_id}/"
+                                      "commands").first
+    expect(listed.locator("td.ratelimit .remaining")).to_have_text(
+        re.compile(r"^\d+ of 10 left, resets in \d\.\d{3} s$"))
+    listed.locator("td.ratelimit summary").click()
+    expect(listed.locator("td.ratelimit pre")).to_contain_text("X-RateLimit-Limit: 10")
+    tab.get_by_label("Route or bucket contains").fill("commands")
     tab.get_by_role("button", name="Filter").click()
     tab.wait_for_url(re.compile("q=commands"))
     routes = tab.locator("table.requests tbody tr td:nth-child(4)").all_inner_texts()

@@ -28,8 +28,9 @@ from cmdsync.emulator.seed import (
     MEMBER_ID,
     USER_ID,
 )
+from cmdsync.emulator.throttle import RateLimitConfig
 from tests.support.bot import StandInBot, serve
-from tests.support.emulator import BOT, EMBEDDED_SEED, USER, emulator
+from tests.support.emulator import BOT, EMBEDDED_SEED, USER, FakeClock, emulator
 
 BASE = "http://127.0.0.1:8787"
 LIVE = "ws://127.0.0.1:8787/console/live"
@@ -135,6 +136,81 @@ def test_a_run_from_another_origin_or_as_a_plain_form_is_refused(client: TestCli
     assert own.status_code == 200
     assert own.json()["refused"].startswith("The client would not send it: application "
                                             f"{APPLICATION_ID} has no interactions endpoint URL")
+
+
+class _Rows(html.parser.HTMLParser):
+    """The text of each cell of the API requests table, row by row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in_requests = self._in_body = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._in_requests = dict(attrs).get("class") == "requests"
+        self._in_body = self._in_body or (self._in_requests and tag == "tbody")
+        if self._in_body and tag == "tr":
+            self.rows.append([])
+        if self._in_body and tag == "td":
+            self.rows[-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in_body = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_body and self.rows and self.rows[-1]:
+            self.rows[-1][-1] += f" {data}"
+
+
+def _requests(client: TestClient, **query: str) -> list[list[str]]:
+    found = _Rows()
+    found.feed(client.get("/console/log", params=query).text)
+    return [[" ".join(cell.split()) for cell in row] for row in found.rows]
+
+
+def test_the_request_log_shows_each_answers_rate_limit_headers_and_429s() -> None:
+    clock = FakeClock()
+    instance = emulator(clock=clock, ratelimit=RateLimitConfig(global_limit=0, route_limit=1,
+                                                               route_window=5))
+    with TestClient(create_app(instance), base_url=BASE) as client:
+        assert client.get(GUILD_COMMANDS, headers=BOT).status_code == 200
+        clock.advance(2)
+        assert client.get(GUILD_COMMANDS, headers=BOT).status_code == 429
+        first, limited = (entry.ratelimit for entry in instance.log.entries())
+        bucket = first["X-RateLimit-Bucket"]
+        reset = f"{clock.now + 3:.3f}"
+        assert first == {"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0",
+                         "X-RateLimit-Reset": reset, "X-RateLimit-Reset-After": "5.000",
+                         "X-RateLimit-Bucket": bucket}
+        assert limited == {**first, "X-RateLimit-Reset-After": "3.000", "Retry-After": "3",
+                           "X-RateLimit-Scope": "user"}
+        assert client.get("/_emulator/log").json()["requests"][1]["ratelimit"] == limited
+        rows = _requests(client, status="429")
+        assert len(rows) == 1
+        assert rows[0][4].split()[-1] == bucket  # the route's bucket, then its hash
+        assert rows[0][5:7] == ["429", (
+            f"user limit: retry after 3 s 0 of 1 left, resets in 3.000 s Headers of request 1 "
+            f"X-RateLimit-Limit: 1 X-RateLimit-Remaining: 0 X-RateLimit-Reset: {reset} "
+            "X-RateLimit-Reset-After: 3.000 X-RateLimit-Bucket: " + bucket
+            + " Retry-After: 3 X-RateLimit-Scope: user")]
+        assert len(_requests(client, q=bucket)) == 2  # the bucket's hash filters too
+        assert [row[6] for row in _requests(client, q="/_emulator")] == []
+
+
+def test_a_global_429_is_marked_global() -> None:
+    instance = emulator(clock=FakeClock(), ratelimit=RateLimitConfig(global_limit=1,
+                                                                     route_limit=0))
+    with TestClient(create_app(instance), base_url=BASE) as client:
+        assert client.get(GUILD_COMMANDS, headers=BOT).status_code == 200
+        assert client.get(GUILD_COMMANDS, headers=BOT).status_code == 429
+        assert instance.log.entries()[-1].ratelimit == {
+            "Retry-After": "1", "X-RateLimit-Scope": "global", "X-RateLimit-Global": "true"}
+        rows = _requests(client, status="429")
+        assert rows[0][6] == ("global limit: retry after 1 s Headers of request 1 "
+                              "Retry-After: 1 X-RateLimit-Scope: global X-RateLimit-Global: true")
+        assert _requests(client, status="2xx")[0][6] == "none"  # no bucket: no headers
 
 
 def test_the_live_socket_says_when_the_state_changes(client: TestClient) -> None:

@@ -38,7 +38,7 @@ from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.database import Token
 from cmdsync.emulator.faults import Draw, InjectedFault
 from cmdsync.emulator.gateway import transport as gateway_transport
-from cmdsync.emulator.instance import Emulator, LogEntry
+from cmdsync.emulator.instance import Emulator, LogEntry, ratelimit_headers
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
 
@@ -106,7 +106,7 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
         emulator.log.record(LogEntry(
             request.method, request.url.path, f"{route.method} {route.path}",
             response.status_code, emulator.clock(), reply.creates if reply else 0,
-            "write" if route.writes else "read"))
+            "write" if route.writes else "read", ratelimit_headers(response.headers)))
         return response
 
     return endpoint

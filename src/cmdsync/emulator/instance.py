@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from cmdsync.emulator.commands import Limits
@@ -31,7 +31,10 @@ from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
 @dataclass(frozen=True)
 class LogEntry:
     """One API request: method, path, matched route template, status, time
-    (epoch seconds) and how many commands it created."""
+    (epoch seconds), how many commands it created, and the rate-limit headers
+    of its answer (``X-RateLimit-Limit``, ``-Remaining``, ``-Reset``,
+    ``-Reset-After``, ``-Bucket``; on a 429 ``Retry-After``, ``X-RateLimit-Scope``
+    and ``X-RateLimit-Global``: Discord's "Rate Limits" documentation)."""
 
     method: str
     path: str
@@ -40,6 +43,19 @@ class LogEntry:
     time: float
     creates: int = 0
     kind: str = "read"  # "read", "write" or "token"
+    ratelimit: dict[str, str] = field(default_factory=dict)
+
+
+def ratelimit_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The rate-limit headers among ``headers`` (any case), as Discord spells them."""
+    return {_RATELIMIT_NAMES[name.lower()]: value for name, value in headers.items()
+            if name.lower() in _RATELIMIT_NAMES}
+
+
+_RATELIMIT_NAMES = {name.lower(): name for name in (
+    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+    "X-RateLimit-Reset-After", "X-RateLimit-Bucket", "X-RateLimit-Scope",
+    "X-RateLimit-Global", "Retry-After")}
 
 
 class RequestLog:

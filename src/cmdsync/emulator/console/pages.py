@@ -106,7 +106,9 @@ async def log_page(request: Request) -> Response:
     elif status == "429":
         entries = [e for e in entries if e["status"] == 429]
     if text:
-        entries = [e for e in entries if text in e["route"].lower() or text in e["path"]]
+        entries = [e for e in entries if text in e["route"].lower() or text in e["path"]
+                   or text in e["bucket"].lower()
+                   or text in e["ratelimit"].get("X-RateLimit-Bucket", "")]
     apps = [a.id for a in context["applications"]]
     context.update(entries=entries[:_LOG_LIMIT], shown=min(len(entries), _LOG_LIMIT),
                    matched=len(entries), counts=emulator.log.counts(), status=status, q=text,
