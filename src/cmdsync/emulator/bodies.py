@@ -35,7 +35,7 @@ for the requester's locale (:func:`requested_locale`), where there is an entry.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cmdsync.emulator.database import Application, StoredCommand
@@ -166,32 +166,35 @@ def _dumps(value: Any) -> str:
 
 
 def _encode_command(out: dict[str, Any]) -> str:
-    """``_dumps(out)``, its ``options`` (the larger part, shared by commands alike:
-    :func:`_options`) encoded once per options list."""
-    options = out.get("options")
-    if options is None:
-        return _dumps(out)
-    kept = _OPTIONS_JSON.get(id(options))
-    if kept is None or kept[0] is not options:
-        kept = _remember_json(options)
-    keys = list(out)
-    at = keys.index("options")
-    head = _dumps({k: out[k] for k in keys[:at]})
-    tail = _dumps({k: out[k] for k in keys[at + 1:]})
-    before = head[:-1] + "," if len(head) > 2 else "{"
-    after = "," + tail[1:] if len(tail) > 2 else "}"
-    return f'{before}"options":{kept[1]}{after}'
+    """``_dumps(out)``, each list or mapping in it (localizations, options: shared by
+    commands alike) encoded once per object."""
+    return "{" + ",".join(f"{_STRING(key)}:{_fragment(value)}"
+                          for key, value in out.items()) + "}"
 
 
-def _remember_json(options: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    kept = _OPTIONS_JSON[id(options)] = (options, _dumps(options))
-    while len(_OPTIONS_JSON) > _RENDERED_KEPT:
-        _OPTIONS_JSON.pop(next(iter(_OPTIONS_JSON)), None)
-    return kept
+def _fragment(value: Any) -> str:
+    """``_dumps(value)``; a list or mapping's kept by its identity (with the object, so
+    that another object at the same address is not taken for it)."""
+    if isinstance(value, str):
+        return _STRING(value)
+    if value is None or isinstance(value, (bool, float)):
+        return _dumps(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    kept = _JSON.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    text = _dumps(value)
+    _JSON[id(value)] = (value, text)
+    while len(_JSON) > _RENDERED_KEPT:
+        _JSON.pop(next(iter(_JSON)), None)
+    return text
 
 
-# The JSON of rendered options lists, by the list's identity (with the list).
-_OPTIONS_JSON: dict[int, tuple[list[dict[str, Any]], str]] = {}
+# The JSON of lists and mappings in rendered commands, by identity (with the object).
+_JSON: dict[int, tuple[Any, str]] = {}
+# A string as JSON, as json.dumps(..., ensure_ascii=False) writes it.
+_STRING: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def _command(stored: StoredCommand, app: Application, *, localizations: bool,
