@@ -171,24 +171,28 @@ def _phase(emulator: Emulator) -> tuple[int, int, float]:
 
 
 def plan_at_scale(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
-                  runs: int, distinct: bool = False, unlimited: bool = True
-                  ) -> dict[str, Any]:
+                  runs: int, distinct: bool = False, specific: int = 0,
+                  unlimited: bool = True) -> dict[str, Any]:
     """``cmdsync plan`` over ``guilds`` x ``per_guild`` unchanged commands, at 50 req/s.
 
-    ``distinct``: no two guilds share a command body (every body differs).
-    With ``unlimited``, once more with every limit off (the emulator's, and
-    the client's proactive one) for requests per second and peak memory.
+    ``distinct``: no two guilds share a command body (every body differs);
+    ``specific``: that many of each guild's commands are its own
+    (:func:`generate.guild_command`), the others shared. With ``unlimited``,
+    once more with every limit off (the emulator's, and the client's
+    proactive one) for requests per second and peak memory.
     """
-    directory = os.path.join(workdir, f"plan-{guilds}x{per_guild}{'-distinct' * distinct}")
-    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild, distinct=distinct)
+    directory = os.path.join(workdir, f"plan-{guilds}x{per_guild}{'-distinct' * distinct}"
+                             f"{f'-specific{specific}' if specific else ''}")
+    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild, distinct=distinct,
+                             specific=specific)
     ids = generate.guild_ids(guilds)
     emulator = new_emulator(seed=seed(ids),
                             ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
-    store_commands(emulator, {g: generate.guild_commands(g, per_guild, distinct=distinct)
-                              for g in ids})
+    store_commands(emulator, {g: generate.guild_commands(g, per_guild, distinct=distinct,
+                                                         specific=specific) for g in ids})
     result: dict[str, Any] = {"guilds": guilds, "commands_per_guild": per_guild,
-                              "distinct_bodies": distinct, "limit_per_s": DISCORD_LIMIT,
-                              "runs": []}
+                              "distinct_bodies": distinct, "specific_per_guild": specific,
+                              "limit_per_s": DISCORD_LIMIT, "runs": []}
     with BackgroundServer(create_app(emulator)) as base_url:
         env = environment(base_url)
         command = [cmdsync, "plan", directory, "--detailed-exitcode"]
@@ -211,19 +215,23 @@ def plan_at_scale(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
 
 
 def apply_from_empty(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
-                     runs: int) -> dict[str, Any]:
+                     runs: int, distinct: bool = False, specific: int = 0) -> dict[str, Any]:
     """``cmdsync apply --auto-approve`` of ``guilds`` x ``per_guild`` commands, nothing live.
 
     At 50 req/s; the live state is emptied before each run. After each run
     the emulator's store is checked: ``complete_guilds`` counts the guilds
     holding exactly their commands, each body as the manifest gives it.
+    ``distinct`` and ``specific``: as for :func:`plan_at_scale`.
     """
-    directory = os.path.join(workdir, f"apply-{guilds}x{per_guild}")
-    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild)
+    directory = os.path.join(workdir, f"apply-{guilds}x{per_guild}{'-distinct' * distinct}"
+                             f"{f'-specific{specific}' if specific else ''}")
+    generate.write_manifests(directory, guilds=guilds, per_guild=per_guild, distinct=distinct,
+                             specific=specific)
     ids = generate.guild_ids(guilds)
     emulator = new_emulator(seed=seed(ids),
                             ratelimit=RateLimitConfig(global_limit=DISCORD_LIMIT))
-    wanted = {g: generate.guild_commands(g, per_guild) for g in ids}
+    wanted = {g: generate.guild_commands(g, per_guild, distinct=distinct, specific=specific)
+              for g in ids}
     done = []
     with BackgroundServer(create_app(emulator)) as base_url:
         env = environment(base_url)
@@ -234,8 +242,8 @@ def apply_from_empty(cmdsync: str, workdir: str, *, guilds: int, per_guild: int,
             done.append({**measured(emulator, sample),
                          "complete_guilds": complete_guilds(emulator, wanted)})
     emulator.store.close()
-    return {"guilds": guilds, "commands_per_guild": per_guild, "limit_per_s": DISCORD_LIMIT,
-            "runs": done}
+    return {"guilds": guilds, "commands_per_guild": per_guild, "distinct_bodies": distinct,
+            "specific_per_guild": specific, "limit_per_s": DISCORD_LIMIT, "runs": done}
 
 
 def complete_guilds(emulator: Emulator, wanted: Mapping[str, list[dict[str, Any]]]) -> int:

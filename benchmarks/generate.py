@@ -7,7 +7,11 @@ the same bytes, so runs and machines compare.
 
 By default every guild gets the same commands; ``distinct=True`` salts each
 guild's commands with the guild's number (descriptions, their localizations
-and choice values), so that no two guilds share a command body.
+and choice values), so that no two guilds share a command body. ``specific=N``
+makes the last N of each guild's commands its own, the usual shape of
+per-guild commands: the guild's name in the description, and localizations on
+the options' and the command's descriptions naming it (:func:`guild_command`);
+the others are shared by every guild.
 
 Discord allows at most 100 CHAT_INPUT commands per type per scope, so a
 large manifest spreads its commands over many guild scopes.
@@ -63,11 +67,43 @@ def command(index: int, variant: int | None = None) -> dict[str, Any]:
     return body
 
 
-def guild_commands(guild: str, per_guild: int, *, distinct: bool = False
+def guild_name(guild: str) -> str:
+    """A guild's display name, as a per-guild command would quote it."""
+    number = int(guild) - FIRST_GUILD
+    return f"{_WORDS[number % len(_WORDS)].title()} Club {number}"
+
+
+def guild_command(index: int, guild: str) -> dict[str, Any]:
+    """The ``index``-th command made ``guild``'s own: :func:`command` with the guild's
+    name in its description, and localized descriptions naming it on the command and
+    on each of its options (within Discord's 100-character limits)."""
+    body = command(index)
+    name = guild_name(guild)
+    body["description"] = f"Run {body['name']} on a member of {name}"
+    body["description_localizations"] = {
+        "de": f"{body['name']} auf einem Mitglied von {name} ausfuehren",
+        "fr": f"Lancer {body['name']} sur un membre de {name}"}
+    for option in _walk_options(body.get("options") or []):
+        option["description_localizations"] = {
+            "de": f"{option['description']} (in {name})",
+            "fr": f"{option['description']} (sur {name})"}
+    return body
+
+
+def _walk_options(options: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for option in options:
+        yield option
+        yield from _walk_options(option.get("options") or [])
+
+
+def guild_commands(guild: str, per_guild: int, *, distinct: bool = False, specific: int = 0
                    ) -> list[dict[str, Any]]:
-    """The ``per_guild`` commands of ``guild``; salted with its number when ``distinct``."""
+    """The ``per_guild`` commands of ``guild``; salted with its number when ``distinct``;
+    the last ``specific`` of them the guild's own (:func:`guild_command`)."""
     variant = int(guild) - FIRST_GUILD if distinct else None
-    return [command(i, variant) for i in range(per_guild)]
+    shared = per_guild - specific
+    return [command(i, variant) if i < shared else guild_command(i, guild)
+            for i in range(per_guild)]
 
 
 def _options(name: str, variant: int | None = None) -> list[dict[str, Any]]:
@@ -85,21 +121,23 @@ def _options(name: str, variant: int | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def manifest_text(guilds: list[str], per_guild: int, *, distinct: bool = False) -> str:
+def manifest_text(guilds: list[str], per_guild: int, *, distinct: bool = False,
+                  specific: int = 0) -> str:
     """A manifest with ``per_guild`` commands (at most 100) in each of ``guilds``.
 
     Block-style YAML with flow-style leaves, as people write it; no anchors:
-    every command is written out in every guild. ``distinct``: see
-    :func:`guild_commands`.
+    every command is written out in every guild. ``distinct`` and
+    ``specific``: see :func:`guild_commands`.
     """
     if per_guild > 100:
         raise ValueError("Discord allows at most 100 CHAT_INPUT commands per scope")
-    shared = "" if distinct else _commands_text([command(i) for i in range(per_guild)])
+    shared_count = 0 if distinct else per_guild - specific
+    shared = _commands_text([command(i) for i in range(shared_count)])
     lines = [f'application_id: "{APPLICATION_ID}"\n', "guilds:\n"]
     for guild in guilds:
-        commands = (_commands_text(guild_commands(guild, per_guild, distinct=True))
-                    if distinct else shared)
-        lines.append(f'  "{guild}":\n    commands:\n{commands}')
+        own = guild_commands(guild, per_guild, distinct=distinct,
+                             specific=specific)[shared_count:]
+        lines.append(f'  "{guild}":\n    commands:\n{shared}{_commands_text(own)}')
     return "".join(lines)
 
 
@@ -109,8 +147,10 @@ def _commands_text(commands: list[dict[str, Any]]) -> str:
 
 def dump_yaml(data: Any) -> str:
     dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    # a flow-style leaf on one line, however long, as people write it (PyYAML would
+    # otherwise fold a long one over several lines)
     text: str = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)
+                          default_flow_style=None, width=1_000_000)
     if "&id" in text:
         raise AssertionError("generated commands must not share objects (anchors)")
     return text
@@ -121,7 +161,8 @@ def _indent(text: str, prefix: str) -> str:
 
 
 def write_manifests(directory: str, *, guilds: int, per_guild: int,
-                    guilds_per_file: int = 100, distinct: bool = False) -> list[str]:
+                    guilds_per_file: int = 100, distinct: bool = False,
+                    specific: int = 0) -> list[str]:
     """One manifest file per ``guilds_per_file`` guilds; returns the paths written.
 
     Each file stays under cmdsync's 10 MiB limit per file.
@@ -131,7 +172,8 @@ def write_manifests(directory: str, *, guilds: int, per_guild: int,
     for n, chunk in enumerate(_chunks(guild_ids(guilds), guilds_per_file)):
         path = os.path.join(directory, f"guilds-{n:03d}.yaml")
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(manifest_text(chunk, per_guild, distinct=distinct))
+            handle.write(manifest_text(chunk, per_guild, distinct=distinct,
+                                       specific=specific))
         paths.append(path)
     return paths
 

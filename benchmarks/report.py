@@ -84,7 +84,62 @@ def _distinct_rows(plan: dict[str, Any]) -> list[Row]:
     return [((f"Plan, {commands:,} distinct command bodies ({plan['guilds']} guilds x "
               f"{plan['commands_per_guild']}, {plan['limit_per_s']} req/s)"),
              _run(plan, "requests alone"), f"bound {_s(plan['bound_s'])}", _x(plan["ratio"]),
-             "", "measured")]
+             _differing_target(plan), _met(plan["met"]))]
+
+
+def _differing_target(run: dict[str, Any]) -> str:
+    memory = f", <= {run['max_peak_mib'] * 2**20 / 10**6:,.0f} MB" if "max_peak_mib" in run \
+        else ""
+    return f"<= {run['target']}x, 0 429s{memory}"
+
+
+def _workload(run: dict[str, Any]) -> str:
+    """``"500 guilds x 50 commands, 5 of each guild's own"`` (or ``"every body distinct"``)."""
+    shape = "every body distinct" if run.get("distinct_bodies") else (
+        f"{run['specific_per_guild']} of each guild's own")
+    return f"{run['guilds']:,} guilds x {run['commands_per_guild']} commands, {shape}"
+
+
+def _specific_plan_rows(plan: dict[str, Any]) -> list[Row]:
+    return [(f"Plan ({_workload(plan)}, {plan['limit_per_s']} req/s)",
+             _run(plan, "requests alone"), f"bound {_s(plan['bound_s'])}", _x(plan["ratio"]),
+             _differing_target(plan), _met(plan["met"]))]
+
+
+def _differing_apply_rows(apply: dict[str, Any]) -> list[Row]:
+    return [(f"Apply from empty ({_workload(apply)}, {apply['limit_per_s']} req/s)",
+             (f"{_run(apply, 'requests alone')}; {apply['complete_guilds']:,}/"
+              f"{apply['guilds']:,} guilds complete"),
+             f"bound {_s(apply['bound_s'])}", _x(apply["ratio"]), _differing_target(apply),
+             _met(apply["met"]))]
+
+
+def _emulator_rows(speed: dict[str, Any]) -> list[Row]:
+    targets = speed["targets"]
+    where = "one CPU" if speed["pinned_to_one_cpu"] else "not pinned"
+    put, get, mixed = speed["put"], speed["get"], speed["mixed"]
+    return [
+        ((f"Emulator: bulk overwrite of {speed['commands_per_guild']} commands, nothing live "
+         f"({put['count']:,} guilds in turn; {where})"), _latency(put), "-", "-",
+         f"<= {targets['put_p50_ms']:.0f} ms median", _met(put["p50_ms"]
+                                                           <= targets["put_p50_ms"])),
+        ((f"Emulator: list of {speed['commands_per_guild']} commands with localizations "
+         f"({get['count']:,} guilds in turn)"), _latency(get), "-", "-",
+         f"<= {targets['get_p50_ms']:.0f} ms median", _met(get["p50_ms"]
+                                                           <= targets["get_p50_ms"])),
+        ((f"Emulator: mixed traffic, {speed['concurrency']} clients (9 lists to 1 bulk "
+         f"overwrite of one changed command)"),
+         (f"{mixed['requests_per_s']:,.0f} requests/s ({mixed['requests']:,} in "
+          f"{_s(mixed['seconds'])}, {mixed['failed']} failed, {mixed['rate_limited']} 429s); "
+          f"{_latency(mixed)}"), "-", "-",
+         f">= {targets['mixed_per_s']:,.0f}/s",
+         _met(mixed["requests_per_s"] >= targets["mixed_per_s"] and not mixed["failed"]
+              and not mixed["rate_limited"]))]
+
+
+def _latency(found: dict[str, Any]) -> str:
+    return (f"p50 {found['p50_ms']:.2f} ms, p90 {found['p90_ms']:.2f} ms, "
+            f"p99 {found['p99_ms']:.2f} ms")
 
 
 def _apply_rows(apply: dict[str, Any]) -> list[Row]:
@@ -144,7 +199,11 @@ def _run(run: dict[str, Any], versus: str) -> str:
 _ROWS: dict[str, Callable[[Any], list[Row]]] = {
     "cold_validate": _cold_rows, "throughput": _throughput_rows, "cli_start": _start_rows,
     "plan_at_scale": _plan_rows, "plan_at_scale_1000": _plan_rows,
-    "plan_distinct_bodies": _distinct_rows, "apply_from_empty": _apply_rows,
+    "plan_distinct_bodies": _distinct_rows, "plan_guild_specific": _specific_plan_rows,
+    "plan_guild_specific_1000": _specific_plan_rows, "apply_from_empty": _apply_rows,
+    "apply_distinct_bodies": _differing_apply_rows,
+    "apply_guild_specific": _differing_apply_rows,
+    "apply_guild_specific_1000": _differing_apply_rows, "emulator_speed": _emulator_rows,
     "apply_one_change": _one_change_rows, "write_efficiency": _write_rows,
     "bot_tests": _bot_test_rows,
 }

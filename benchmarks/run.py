@@ -11,7 +11,8 @@ timestamp>.json``). Whole-process timings are medians of alternating runs
 ratio to its peer (check-jsonschema, the lower bound that Discord's rate
 limit sets, or a blind bulk overwrite) next to its target. Runs against the
 emulator also report each run's phases (before, during and after its
-requests) and the child's peak RSS. See the README's "Benchmarks" section.
+requests) and the child's peak RSS; ``emulator_speed`` measures the
+emulator itself (:mod:`emulator_load`). See docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 
 import bot_tests
 import emulated
+import emulator_load
 import generate
 import procs
 import report
@@ -56,21 +58,29 @@ class Sizes:
     apply_guilds: int  # apply from empty
     change_guilds: int  # one command changed in each, against a blind bulk overwrite
     answers: int = 500  # invocations one connected bot answers (bot_tests)
+    load_guilds: int = 1000  # the emulator's own speed (emulator_load)
+    load_seconds: float = 10.0  # of mixed traffic
 
 
 FULL = Sizes(runs=5, throughput_guilds=100, plan_guilds=500, plan_commands=50, plan_runs=3,
              plan_large_guilds=1000, distinct_guilds=100, apply_guilds=500, change_guilds=100)
 QUICK = Sizes(runs=3, throughput_guilds=10, plan_guilds=20, plan_commands=10, plan_runs=1,
               plan_large_guilds=40, distinct_guilds=10, apply_guilds=20, change_guilds=10,
-              answers=100)
+              answers=100, load_guilds=200, load_seconds=2.0)
 # In the order they run and are reported.
 BENCHMARKS = ("cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
-              "plan_distinct_bodies", "apply_from_empty", "apply_one_change",
-              "write_efficiency", "bot_tests")
+              "plan_distinct_bodies", "plan_guild_specific", "plan_guild_specific_1000",
+              "apply_from_empty", "apply_distinct_bodies", "apply_guild_specific",
+              "apply_guild_specific_1000", "apply_one_change", "write_efficiency",
+              "emulator_speed", "bot_tests")
 # Targets: wall time at most this times the bound that 50 requests per second
 # sets (requests served / 50), with no 429; and cmdsync's apply of one change
 # per guild at most this times a blind bulk overwrite's wall time.
 PLAN_TARGET, APPLY_TARGET, ONE_CHANGE_TARGET = 1.15, 1.2, 1.0
+# Issue 24's workloads, where guilds' commands differ (a tenth of each guild's its
+# own, or every command): plan at most 1.1x the bound in at most 300 MB (10^6
+# bytes, the child's peak RSS), apply from empty at most 1.15x; no 429.
+DIFFERING_PLAN_TARGET, DIFFERING_APPLY_TARGET, MAX_PLAN_BYTES = 1.1, 1.15, 300 * 10**6
 # Throughput: validate at least this fast, in at most this much memory (peak RSS).
 MIN_COMMANDS_PER_S, MAX_VALIDATE_BYTES = 5_000, 150 * 10**6
 
@@ -133,9 +143,20 @@ def run_all(sizes: Sizes, *, quick: bool, only: tuple[str, ...] | None = None
             "plan_at_scale_1000": lambda: plan_at_scale(
                 cmdsync, workdir, sizes.plan_large_guilds, sizes, unlimited=False),
             "plan_distinct_bodies": lambda: plan_distinct_bodies(cmdsync, workdir, sizes),
+            "plan_guild_specific": lambda: plan_guild_specific(cmdsync, workdir,
+                                                               sizes.plan_guilds, sizes),
+            "plan_guild_specific_1000": lambda: plan_guild_specific(
+                cmdsync, workdir, sizes.plan_large_guilds, sizes),
             "apply_from_empty": lambda: apply_from_empty(cmdsync, workdir, sizes),
+            "apply_distinct_bodies": lambda: apply_differing(
+                cmdsync, workdir, sizes.distinct_guilds, sizes, distinct=True),
+            "apply_guild_specific": lambda: apply_differing(cmdsync, workdir,
+                                                            sizes.apply_guilds, sizes),
+            "apply_guild_specific_1000": lambda: apply_differing(
+                cmdsync, workdir, sizes.plan_large_guilds, sizes),
             "apply_one_change": lambda: apply_one_change(cmdsync, workdir, sizes),
             "write_efficiency": lambda: write_efficiency(cmdsync, workdir),
+            "emulator_speed": lambda: emulator_speed(sizes),
             "bot_tests": lambda: bot_tests.bot_tests(runs=sizes.runs, answers=sizes.answers),
         }
         for name in selected:
@@ -202,12 +223,57 @@ def plan_at_scale(cmdsync: str, workdir: str, guilds: int, sizes: Sizes, *,
 
 
 def plan_distinct_bodies(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
-    """``cmdsync plan`` when no two guilds share a command body; measured, no target."""
+    """``cmdsync plan`` when no two guilds share a command body: at most 1.1x the bound,
+    no 429, at most 300 MB."""
     result = emulated.plan_at_scale(cmdsync, workdir, guilds=sizes.distinct_guilds,
                                     per_guild=sizes.plan_commands, runs=sizes.plan_runs,
                                     distinct=True, unlimited=False)
-    result.update(against_bound(result["runs"], result["limit_per_s"], target=None))
+    return _with_memory(result, DIFFERING_PLAN_TARGET)
+
+
+def plan_guild_specific(cmdsync: str, workdir: str, guilds: int, sizes: Sizes
+                        ) -> dict[str, Any]:
+    """``cmdsync plan`` where a tenth of each guild's commands are its own (the guild's
+    name in a description, localized descriptions on the command and its options:
+    :func:`generate.guild_command`): at most 1.1x the bound, no 429, at most 300 MB."""
+    result = emulated.plan_at_scale(cmdsync, workdir, guilds=guilds,
+                                    per_guild=sizes.plan_commands, runs=sizes.plan_runs,
+                                    specific=_specific(sizes), unlimited=False)
+    return _with_memory(result, DIFFERING_PLAN_TARGET)
+
+
+def _specific(sizes: Sizes) -> int:
+    """Commands of each guild that are its own: a tenth (5 of 50)."""
+    return max(sizes.plan_commands // 10, 1)
+
+
+def _with_memory(result: dict[str, Any], target: float) -> dict[str, Any]:
+    result.update(against_bound(result["runs"], result["limit_per_s"], target=target))
+    result["max_peak_mib"] = MAX_PLAN_BYTES / 2**20
+    result["met"] = result["met"] and result["peak_mib"] * 2**20 <= MAX_PLAN_BYTES
     return result
+
+
+def apply_differing(cmdsync: str, workdir: str, guilds: int, sizes: Sizes, *,
+                    distinct: bool = False) -> dict[str, Any]:
+    """``cmdsync apply --auto-approve`` from empty of guilds whose commands differ (every
+    body, or a tenth of each guild's): at most 1.15x the bound, no 429, every guild
+    complete afterwards."""
+    result = emulated.apply_from_empty(cmdsync, workdir, guilds=guilds,
+                                       per_guild=sizes.plan_commands, runs=sizes.plan_runs,
+                                       distinct=distinct,
+                                       specific=0 if distinct else _specific(sizes))
+    result.update(against_bound(result["runs"], result["limit_per_s"],
+                                target=DIFFERING_APPLY_TARGET))
+    result["complete_guilds"] = min(r["complete_guilds"] for r in result["runs"])
+    result["met"] = result["met"] and result["complete_guilds"] == result["guilds"]
+    return result
+
+
+def emulator_speed(sizes: Sizes) -> dict[str, Any]:
+    """The emulator's latency and throughput (:mod:`emulator_load`), against its targets."""
+    return emulator_load.measure(guilds=sizes.load_guilds, seconds=sizes.load_seconds,
+                                 concurrency=8)
 
 
 def apply_from_empty(cmdsync: str, workdir: str, sizes: Sizes) -> dict[str, Any]:
