@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -429,3 +429,71 @@ def test_a_run_in_a_dm_is_checked_as_invoke_checks_it(client: TestClient) -> Non
         "command": created.json()["id"]})
     assert invoked.json()["message"] == "/hello does not show in a bot_dm: its contexts are guild"
     assert ran.json() == {"refused": f"The client would not send it: {invoked.json()['message']}"}
+
+
+def _text(html_text: str) -> str:
+    return " ".join(" ".join(re.split(r"<[^>]+>", html_text)).split())
+
+
+def test_a_failure_shows_whoever_ran_the_interaction(client: TestClient) -> None:
+    """An interaction run through the admin API (what ``cmdsync invoke`` sends) keeps
+    its failure: the Log and the Run page show it, as for a run from the console."""
+    ids = commands(client)
+    verify_key = client.get("/api/v10/applications/@me", headers=BOT).json()["verify_key"]
+    with serve(StandInBot(verify_key)) as bot:
+        client.patch("/api/v10/applications/@me", headers=BOT,
+                     json={"interactions_endpoint_url": bot.url}).raise_for_status()
+        bot.answer = lambda payload: Response("pong", media_type="text/plain")
+        invoked = client.post("/_emulator/interactions", json={
+            "application_id": APPLICATION_ID, "guild_id": GUILD_ID, "line": "/ping"})
+    failure = ("the application answered HTTP 200 with a body of 4 bytes that is not JSON "
+               "(NaN and Infinity are not JSON either): send the response as a JSON object")
+    assert invoked.json()["failure"] == failure
+    interaction = invoked.json()["interaction"]["id"]
+    assert client.get(f"/_emulator/interactions/{interaction}").json()["failure"] == failure
+    log = client.get("/console/log").text
+    summary = log[log.index(f'id="x-{interaction}"'):]
+    summary = _text(summary[:summary.index("</details>")])
+    assert re.search(r"/ping by owner · guild \d+ · no response · 0 messages · failed "
+                     "Failed: the application answered HTTP 200 with a body of 4 bytes", summary)
+    run_page = client.get("/console/run", params={"guild": GUILD_ID, "command": ids["ping"],
+                                                  "interaction": interaction}).text
+    assert f'<p class="failure" role="alert">{failure}</p>' in run_page
+
+
+def test_an_undelivered_interaction_says_why_in_the_log(client: TestClient) -> None:
+    commands(client)
+    refused = client.post("/_emulator/interactions", json={
+        "application_id": APPLICATION_ID, "guild_id": GUILD_ID, "line": "/ping"})
+    assert refused.status_code == 400
+    assert "Failed: not delivered: application 111111111111111111 has no interactions " \
+           "endpoint URL and no bot connected" in _text(client.get("/console/log").text)
+
+
+def test_a_failure_is_kept_in_the_state_file(tmp_path: Any) -> None:
+    """``cmdsync invoke --local`` and ``cmdsync emulator --local`` are two processes on one
+    state file: the failure one records, the other reads."""
+    from cmdsync.emulator import interactions, new_emulator
+
+    state = str(tmp_path / "local.sqlite")
+    runner, console = new_emulator(state=state), new_emulator(state=state)
+    try:
+        with TestClient(create_app(runner), base_url=BASE) as client:
+            commands(client)
+            verify_key = client.get("/api/v10/applications/@me",
+                                    headers=BOT).json()["verify_key"]
+            with serve(StandInBot(verify_key)) as bot:
+                client.patch("/api/v10/applications/@me", headers=BOT,
+                             json={"interactions_endpoint_url": bot.url}).raise_for_status()
+                bot.answer = lambda payload: JSONResponse({"type": 4, "data": {}})
+                ran = interactions.invoke(
+                    runner.store, Invocation(APPLICATION_ID, line="/ping", guild_id=GUILD_ID),
+                    now=runner.clock(), limits=runner.limits)
+        failure = ran["failure"]
+        assert failure is not None and failure.startswith("Discord would refuse the response: "
+                                                          "50006")
+        assert interactions.exchange(console.store, ran["interaction"]["id"])["failure"] == \
+            failure
+    finally:
+        runner.store.close()
+        console.store.close()

@@ -8,7 +8,10 @@ takes the response from the HTTP answer or, when the answer is empty (202 or
 after that answer: all within ``Limits.interaction_deadline`` seconds
 (Discord's 3), the whole answer included, which may be at most
 ``Limits.max_body_bytes`` long. It returns the whole exchange:
-``{"interaction", "response", "failure", "messages"}``.
+``{"interaction", "response", "failure", "messages"}``. The failure is
+stored with the interaction (:func:`exchange` gives it back), whoever ran
+it: ``cmdsync invoke`` (served or ``--local``, through the state file), the
+console, the pytest plugin.
 
 The routes an application answers with (Discord's "Interactions > Receiving
 and Responding"; no ``Authorization``, the interaction token is the
@@ -121,6 +124,7 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
             _take_answer(store, app, interaction_id, answer, now)
         except Failed as exc:
             failure = str(exc)
+    record_failure(store, interaction_id, failure)
     return exchange(store, interaction_id) | {"failure": failure}
 
 
@@ -133,11 +137,14 @@ def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
         sent = gateway.dispatch(app.id, "INTERACTION_CREATE", payload, one=True,
                                 guild_id=payload.get("guild_id")) if gateway else 0
         if not sent:
-            raise Refused(f"application {app.id} has no interactions endpoint URL and no bot "
-                          "connected to the emulator's gateway: set one (PATCH "
-                          "/applications/@me {\"interactions_endpoint_url\": URL}, or cmdsync "
-                          "invoke --endpoint URL) where your bot serves interactions, or start "
-                          "your gateway bot against the emulator (GET /api/v10/gateway/bot)")
+            refused = Refused(
+                f"application {app.id} has no interactions endpoint URL and no bot "
+                "connected to the emulator's gateway: set one (PATCH "
+                "/applications/@me {\"interactions_endpoint_url\": URL}, or cmdsync "
+                "invoke --endpoint URL) where your bot serves interactions, or start "
+                "your gateway bot against the emulator (GET /api/v10/gateway/bot)")
+            record_failure(store, interaction_id, f"not delivered: {refused}")
+            raise refused
         called_back.wait(limits.interaction_deadline)
         refusal = store.refusal(prepared.token)
     result = exchange(store, interaction_id)
@@ -145,6 +152,7 @@ def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
         "the application did not respond: no POST /interactions/{id}/{token}/callback within "
         f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE" + (
             f"; its callback was refused: {refusal}" if refusal else ""))
+    record_failure(store, interaction_id, failure)
     return result | {"failure": failure}
 
 
@@ -186,14 +194,28 @@ def _take_answer(store: Store, app: Application, interaction_id: str,
 
 
 def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
-    """``{"interaction", "response", "messages"}`` of a stored interaction (404 if none)."""
+    """``{"interaction", "response", "failure", "messages"}`` of a stored interaction (404
+    if none); ``failure`` is what :func:`invoke` found wrong with the application's
+    answer, or None."""
     with store.transaction() as db:
         record = store.interaction(db, interaction_id=interaction_id)
         if record is None:
             raise error_replies.unknown_interaction()
         messages = [message for _, message in store.messages(db, interaction_id)]
+    stored = store.fixture(_FAILURE, "", interaction_id)
     return {"interaction": record["payload"], "response": record["response"],
-            "messages": messages}
+            "failure": stored["failure"] if stored else None, "messages": messages}
+
+
+# Failures are kept in the state beside their interaction, as records of this kind in
+# the store's table of keyed records (a reset forgets them with the interactions).
+_FAILURE = "interaction_failure"
+
+
+def record_failure(store: Store, interaction_id: str, failure: str | None) -> None:
+    """Keep why the interaction ``interaction_id`` failed (nothing when it did not)."""
+    if failure is not None:
+        store.put_fixture(_FAILURE, "", interaction_id, {"failure": failure})
 
 
 def _describe(exc: error_replies.ErrorReply) -> str:

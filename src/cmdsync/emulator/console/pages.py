@@ -154,6 +154,7 @@ def _exchanges(emulator: Emulator, app_id: str | None) -> list[dict[str, Any]]:
         user = (payload.get("member") or {}).get("user") or payload.get("user") or {}
         found.append({"id": row[0], "payload": web.without_token(payload),
                       "response": exchange["response"], "messages": exchange["messages"],
+                      "failure": exchange["failure"],
                       "user": user, "command": _command_line(payload), "at": row[1],
                       "first": _after(row[1], exchange["messages"])})
     return found

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,10 +34,6 @@ _FIELDS = {OptionType.STRING: "text", OptionType.INTEGER: "integer",
            OptionType.NUMBER: "number", OptionType.BOOLEAN: "boolean",
            OptionType.USER: "user", OptionType.CHANNEL: "channel", OptionType.ROLE: "role",
            OptionType.MENTIONABLE: "mentionable", OptionType.ATTACHMENT: "attachment"}
-# What invoke said about the runs the console made, by interaction id (its answer
-# only: the stored exchange does not keep it).
-_FAILURES: weakref.WeakKeyDictionary[Emulator, dict[str, str | None]] = \
-    weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -203,20 +198,12 @@ async def submit(request: Request) -> Response:
                                f"{exc.message} (run it again: the client now has the new "
                                "version)"})
     interaction_id = result["interaction"]["id"]
-    failures = _FAILURES.setdefault(emulator, {})
-    failures[interaction_id] = result.get("failure")
-    if len(failures) > 200:
-        failures.pop(next(iter(failures)))
     if invocation.autocomplete:
         data = (result.get("response") or {}).get("data") or {}
         return _json(request, {"interaction": interaction_id, "failure": result["failure"],
                                "choices": [{"name": c.get("name"), "value": c.get("value")}
                                            for c in data.get("choices") or []]})
     return _json(request, {"interaction": interaction_id, "failure": result["failure"]})
-
-
-def failure_of(emulator: Emulator, interaction_id: str) -> str | None:
-    return _FAILURES.get(emulator, {}).get(interaction_id)
 
 
 def _command(emulator: Emulator, form: Mapping[str, Any]) -> StoredCommand | None:
@@ -273,7 +260,7 @@ async def page(request: Request) -> Response:
             exchange = None
     if exchange is not None:
         exchange = {**exchange, "interaction": web.without_token(exchange["interaction"]),
-                    "failure": failure_of(emulator, wanted), "id": wanted}
+                    "id": wanted}
     context.update(guild_id=guild_id, choices=choices, command=command, locale=locale,
                    locales=pages.LOCALE_CHOICES, channels=channels, users=users,
                    targets=targets, exchange=exchange, label=pages.label,
