@@ -191,7 +191,7 @@ def test_the_request_log_shows_each_answers_rate_limit_headers_and_429s() -> Non
         assert len(rows) == 1
         assert rows[0][4].split()[-1] == bucket  # the route's bucket, then its hash
         assert rows[0][5:7] == ["429", (
-            f"user limit: retry after 3 s 0 of 1 left, resets in 3.000 s Headers of request 1 "
+            f"user limit: retry after 3 s 0 of 1 left, resets in 3.000 s Headers "
             f"X-RateLimit-Limit: 1 X-RateLimit-Remaining: 0 X-RateLimit-Reset: {reset} "
             "X-RateLimit-Reset-After: 3.000 X-RateLimit-Bucket: " + bucket
             + " Retry-After: 3 X-RateLimit-Scope: user")]
@@ -208,7 +208,7 @@ def test_a_global_429_is_marked_global() -> None:
         assert instance.log.entries()[-1].ratelimit == {
             "Retry-After": "1", "X-RateLimit-Scope": "global", "X-RateLimit-Global": "true"}
         rows = _requests(client, status="429")
-        assert rows[0][6] == ("global limit: retry after 1 s Headers of request 1 "
+        assert rows[0][6] == ("global limit: retry after 1 s Headers "
                               "Retry-After: 1 X-RateLimit-Scope: global X-RateLimit-Global: true")
         assert _requests(client, status="2xx")[0][6] == "none"  # no bucket: no headers
 
