@@ -34,6 +34,12 @@ async def on_command(interaction: hikari.CommandInteraction) -> AsyncIterator[An
         yield interaction.build_deferred_response()  # answer within 3 s, work afterwards
         await interaction.edit_initial_response("Report ready: 3 new members.")
         await interaction.execute("Details were sent to the moderators.")
+    elif interaction.command_name in ("card", "Member card"):  # a slash and a user command
+        member = options["member"].value if "member" in options else interaction.target_id
+        yield interaction.build_response().set_content(f"Here is <@{member}>'s card.") \
+            .add_embed(member_card(interaction, member))
+        await interaction.execute("A note for you alone: ||cards are not saved||.",
+                                  flags=hikari.MessageFlag.EPHEMERAL)
     elif interaction.command_name == "ban":
         user = options["user"].value
         reason = options["reason"].value if "reason" in options else "no reason"
@@ -41,6 +47,19 @@ async def on_command(interaction: hikari.CommandInteraction) -> AsyncIterator[An
     else:
         yield interaction.build_response().set_content(
             f"No handler for /{interaction.command_name} yet.")
+
+
+def member_card(interaction: hikari.CommandInteraction, member_id: Any) -> hikari.Embed:
+    """An embed with a colour and fields: the member's roles (from the interaction's
+    resolved data) and the channel the command was run in."""
+    resolved = interaction.resolved
+    member = resolved.members.get(member_id) if resolved else None
+    roles = [r for r in (member.role_ids if member else []) if r != interaction.guild_id]
+    return (hikari.Embed(title="Member card", colour=0x5865F2,
+                         description=f"**<@{member_id}>**, asked by <@{interaction.user.id}>.")
+            .add_field("Roles", " ".join(f"<@&{r}>" for r in roles) or "none", inline=True)
+            .add_field("Channel", f"<#{interaction.channel_id}>", inline=True)
+            .set_footer("cmdsync's hikari example"))
 
 
 def focused(options: Any) -> Any:

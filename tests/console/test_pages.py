@@ -139,9 +139,10 @@ def test_running_card_shows_the_bots_embed_and_its_ephemeral_follow_up(
     expect(first.locator(".content")).to_have_text("Here is @admin's card.")
     embed = first.locator(".embed")
     expect(embed.locator(".embed-title")).to_have_text("Member card")
-    expect(embed.locator(".embed-description")).to_have_text("@admin joined in 2024.")
+    expect(embed.locator(".embed-description")).to_have_text("@admin, asked by @member.")
     expect(embed.locator(".embed-field dt")).to_have_text(["Roles", "Channel"])
     expect(embed.locator(".embed-field dd")).to_have_text(["@Admin", "#general"])
+    expect(embed.locator(".embed-footer")).to_have_text("cmdsync's hikari example")
     expect(embed).to_have_css("border-left-color", "rgb(88, 101, 242)")  # its colour
     follow_up = messages.nth(1)
     expect(follow_up.locator(".kind")).to_have_text("follow-up")
@@ -162,6 +163,7 @@ def test_a_user_command_runs_on_its_target(world: World, page: Watched) -> None:
     expect(tab.locator("#exchange .message .content").first).to_have_text(
         "Here is @member's card.", timeout=TIMEOUT)
     expect(tab.locator("#exchange .embed-title")).to_have_text("Member card")
+    expect(tab.locator("#exchange .embed-field dd")).to_have_text(["none", "#general"])
     no_problems(page)
 
 
@@ -363,7 +365,8 @@ def test_the_keyboard_reaches_the_content_and_runs_a_command(
 def test_screenshots_of_each_page(world: World, page: Watched, tmp_path: Path) -> None:
     """A PNG of each page at 1280x800 with the example bot's commands and answers; into
     docs/images/ when CMDSYNC_WRITE_SCREENSHOTS=1 (so the docs show what the console
-    shows)."""
+    shows). The Run page is scrolled to the answer; the Log to its interactions and
+    requests, a 429 among them (a bucket of one request for the time of two)."""
     tab = page.page
     shots = {"commands": url(world, "commands", scope=GUILD_ID, locale="fr"),
              "permissions": url(world, "permissions", guild=GUILD_ID,
@@ -378,8 +381,30 @@ def test_screenshots_of_each_page(world: World, page: Watched, tmp_path: Path) -
             tab.get_by_label("member (required)").select_option(label="@admin")
             tab.get_by_role("button", name="Run /card").click()
             expect(tab.locator("#exchange .message")).to_have_count(2, timeout=TIMEOUT)
+            tab.locator("#exchange-heading").evaluate("heading => heading.scrollIntoView()")
+        if name == "log":
+            _a_429(world)
+            tab.reload()
+            expect(tab.locator("table.requests tr.limited")).to_have_count(1)
+            tab.locator("#interactions-heading").evaluate("h => h.scrollIntoView()")
         expect(tab.locator("#live-status")).to_have_text("Live updates: on", timeout=TIMEOUT)
         path = target / f"console-{name}.png"
         tab.screenshot(path=str(path))
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     no_problems(page)
+
+
+def _a_429(world: World) -> None:
+    """One request refused by its bucket (a limit of one request an hour), the limits
+    then as they were."""
+    with httpx.Client(base_url=world.base, timeout=30) as client:
+        before = client.get("/_emulator/config").json()["ratelimit"]
+        client.put("/_emulator/config", json={"ratelimit": {
+            **before, "route_limit": 1, "route_window": 3600}}).raise_for_status()
+        try:
+            bot = {"Authorization": f"Bot {BOT_TOKEN}"}
+            statuses = [client.get("/api/v10/applications/@me", headers=bot).status_code
+                        for _ in range(2)]
+        finally:
+            client.put("/_emulator/config", json={"ratelimit": before}).raise_for_status()
+    assert statuses == [200, 429]
