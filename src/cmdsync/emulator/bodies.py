@@ -125,39 +125,39 @@ _LANGUAGES = {"en": "en-US", "es": "es-ES", "pt": "pt-BR", "sv": "sv-SE", "zh": 
 
 def command(stored: StoredCommand, app: Application, *, localizations: bool = True,
             locale: str | None = None) -> dict[str, Any]:
-    """The response object of one command; made once per command version, body,
-    application's installation contexts and way of asking (``localizations``,
-    ``locale``), and shared: never to be changed."""
-    return _rendered(stored, app, localizations, locale)[0]
+    """The response object of one command."""
+    return _command(stored, app, localizations=localizations, locale=locale)
 
 
 def commands_json(stored: Iterable[StoredCommand], app: Application, *,
                   localizations: bool = True, locale: str | None = None) -> bytes:
     """The JSON array of :func:`command` of each of ``stored``, UTF-8, as starlette's
-    ``JSONResponse`` writes it; each command's JSON is made once, with its object."""
-    return b"[" + b",".join(_rendered(c, app, localizations, locale)[1] for c in stored) + b"]"
+    ``JSONResponse`` writes it; each command's JSON is made once per version, body,
+    application's installation contexts and way of asking (``localizations``,
+    ``locale``), and kept."""
+    return b"[" + b",".join(_encoded(c, app, localizations, locale) for c in stored) + b"]"
 
 
-def _rendered(stored: StoredCommand, app: Application, localizations: bool,
-              locale: str | None) -> tuple[dict[str, Any], bytes]:
+def _encoded(stored: StoredCommand, app: Application, localizations: bool,
+             locale: str | None) -> bytes:
     key = (stored.id, stored.version, stored.guild_id, stored.application_id,
            app.integration_types, localizations, locale)
-    kept = _RENDERED.get(key)
+    kept = _ENCODED.get(key)
     if kept is not None and kept[0] is stored.body:
-        return kept[1], kept[2]
+        return kept[1]
     out = _command(stored, app, localizations=localizations, locale=locale)
     encoded = _encode_command(out).encode("utf-8")
-    _RENDERED[key] = (stored.body, out, encoded)
-    while len(_RENDERED) > _RENDERED_KEPT:
-        _RENDERED.pop(next(iter(_RENDERED)), None)  # handlers run in threads
-    return out, encoded
+    _ENCODED[key] = (stored.body, encoded)
+    while len(_ENCODED) > _ENCODED_KEPT:
+        _ENCODED.pop(next(iter(_ENCODED)), None)  # handlers run in threads
+    return encoded
 
 
-# Responses by command and way of asking, each with the body it was made from (a
-# store's bodies are shared per distinct text: another body means another answer),
-# as an object and as JSON.
-_RENDERED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any], bytes]] = {}
-_RENDERED_KEPT = 20_000
+# Each command's JSON by command and way of asking, with the body it was made from (a
+# store's bodies are shared per distinct text: another body means another answer).
+_ENCODED: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
+_ENCODED_KEPT = 65_536
+_RENDERED_KEPT = 20_000  # rendered options lists, and their parts' JSON
 
 
 def _dumps(value: Any) -> str:

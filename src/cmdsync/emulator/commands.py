@@ -232,7 +232,7 @@ _VALID_BODIES: dict[tuple[bytes, bool], None] = {}
 _VALID_ITEMS: dict[tuple[bytes, bool], None] = {}
 _STORED: dict[Any, tuple[dict[str, Any], str]] = {}
 _TEXTS: dict[int, tuple[dict[str, Any], str]] = {}  # id of a stored form -> it, its text
-_KEPT = 4096
+_KEPT = 16_384
 
 
 def _marshalled(item: Any) -> bytes | None:

@@ -31,7 +31,8 @@ from typing import Any, TypeVar
 from cmdsync.errors import UsageError
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
-_KEPT = 4096  # parsed bodies, and values remembered by scope version, kept at most
+_REMEMBERED_KEPT = 1024  # values remembered by scope version (a listing each), at most
+_BODIES_KEPT = 16_384  # parsed bodies (distinct texts), at most
 T = TypeVar("T")
 
 _SCHEMA = """
@@ -453,7 +454,7 @@ class Store:
             if kept is not None and kept[0] == version:
                 return kept[1]  # type: ignore[no-any-return]
             value = compute()
-            if len(self._remembered) >= _KEPT:
+            if len(self._remembered) >= _REMEMBERED_KEPT:
                 self._remembered.pop(next(iter(self._remembered)))
             self._remembered[key] = (version, value)
             return value
@@ -480,7 +481,7 @@ class Store:
                              row["name"], body, row["version"], text)
 
     def _body(self, text: str, body: dict[str, Any]) -> dict[str, Any]:
-        if len(self._bodies) >= _KEPT:
+        if len(self._bodies) >= _BODIES_KEPT:
             self._bodies.pop(next(iter(self._bodies)))
         self._bodies[text] = body
         return body
