@@ -8,9 +8,10 @@ No authentication; faults and rate limits never apply here.
 - ``POST /_emulator/seed``: add a seed's applications, guilds (with their
   fixtures) and users; it may leave applications out and name users,
   roles and channels the emulator has already; applications already there
-  keep their settings.
+  keep their settings, and a guild or fixture already there keeps every key
+  the seed leaves out (a partial re-seed).
 - ``GET /_emulator/log``: ``{"requests": [{"method", "path", "route",
-  "status", "time", "creates", "kind"}], "counts": {"requests", "reads",
+  "status", "time", "creates", "kind", "ratelimit"}], "counts": {"requests", "reads",
   "writes", "tokens", "creates", "rate_limited", "errors"}, "faults":
   {"error", "drop", "slow", "lost"}}`` (faults injected since the fault
   configuration was last set); ``DELETE`` clears the requests and counts.
