@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cmdsync import cli
 from cmdsync.apply.ledger import record, utc_day
+from cmdsync.cli import _apply as apply_command
+from cmdsync.cli import app
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
 from tests.support.cli import FIRST_PLAN, MANIFEST, clean_environment, run
@@ -87,8 +88,8 @@ def test_auto_approve_shows_the_plan_applies_and_a_second_run_does_nothing(
 @pytest.mark.parametrize(("answer", "code"), [("n\n", 1), ("y\n", 0)])
 def test_on_a_terminal_apply_asks_first(answer: str, code: int,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "_stdin_is_terminal", lambda: True)
-    result = CliRunner().invoke(cli.app, ["apply", "--local", "bot.yaml"], input=answer,
+    monkeypatch.setattr(apply_command, "_stdin_is_terminal", lambda: True)
+    result = CliRunner().invoke(app, ["apply", "--local", "bot.yaml"], input=answer,
                                 standalone_mode=False)
     assert result.exception is None, result.output
     assert result.return_value == code

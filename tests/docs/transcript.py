@@ -90,7 +90,7 @@ class Session:
                 patch.setenv(name, value)
             if stdin is not None:
                 patch.setattr("sys.stdin", io.StringIO(stdin))
-                patch.setattr("cmdsync.cli._stdin_is_terminal", lambda: True)
+                patch.setattr("cmdsync.cli._apply._stdin_is_terminal", lambda: True)
             with pytest.raises(SystemExit) as exited:
                 main(list(args))
         out, err = self.capsys.readouterr()

@@ -1,0 +1,258 @@
+"""The ``cmdsync`` command line: parse flags, call the core, render, return an exit code.
+
+Exit codes (also in docs/ci/exit-codes.md):
+
+===  ==========================================================
+0    success; for ``validate``, no errors (warnings allowed)
+1    errors found, or an expected failure (``CmdsyncError``)
+2    usage error or unreadable input
+70   internal error: a bug in cmdsync
+130  interrupted (Ctrl-C)
+===  ==========================================================
+
+Each command lives in a module of its own (``_validate``, ``_plan``, ``_apply``,
+``_login``, ``_emulator``, ``_invoke``), registered on the one typer ``app`` of
+``_shared`` as it is imported; ``main`` runs it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sys
+from typing import Any
+
+import typer
+
+# The commands register themselves on ``app`` as they are imported.
+from cmdsync.cli import _apply, _emulator, _invoke, _login, _plan, _validate  # noqa: F401
+from cmdsync.cli._shared import (
+    _step_summary,
+    app,
+)
+from cmdsync.errors import (
+    EXIT_BUG,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    CmdsyncError,
+    UsageError,
+)
+from cmdsync.render import console
+from cmdsync.render.escape import printable_lines
+
+__all__ = ["app", "main"]
+
+# --help lists the commands in this order: the offline ones, then reading, writing,
+# logging in and running a bot's commands.
+COMMAND_ORDER = ("validate", "rules", "init", "schema", "emulator", "plan", "diff", "pull",
+                 "export", "check", "apply", "login", "logout", "invoke")
+app.registered_commands.sort(
+    key=lambda command: COMMAND_ORDER.index(command.name or getattr(command.callback,
+                                                                    "__name__", "")))
+
+
+SECRET_OPTIONS = ("--token", "--bot-token", "--client-secret", "--bearer-token")
+TOKEN_ON_COMMAND_LINE = (
+    "a token on the command line is visible to every user of this machine (ps) and kept "
+    "in shell history: set DISCORD_BOT_TOKEN (or DISCORD_CLIENT_SECRET, "
+    "DISCORD_BEARER_TOKEN) in the environment, or pass --token-file FILE "
+    "(--client-secret-file, --bearer-token-file)")
+
+
+def _refuse_tokens(args: list[str]) -> None:
+    """Refuse a token given as an argument, before anything echoes it (never named)."""
+    from cmdsync.client.redact import looks_like_secret
+
+    for arg in args:
+        if arg.split("=", 1)[0] in SECRET_OPTIONS or looks_like_secret(arg):
+            raise UsageError(TOKEN_ON_COMMAND_LINE)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI and exit with its code; the one error boundary.
+
+    Messages go out through :mod:`cmdsync.render.console`, which redacts
+    secrets, so none is printed even when an error carries one. SIGTERM
+    (what a CI cancel sends) ends a command with a message and exit 143;
+    during apply's writes it stops apply cleanly instead (see
+    :mod:`cmdsync.runners.apply`).
+    """
+    # typer vendors click in recent releases; find its ClickException either way.
+    click_exception: type[Exception] = next(c for c in typer.BadParameter.__mro__
+                                            if c.__name__ == "ClickException")
+    previous = _on_sigterm(_terminated)
+    args = sys.argv[1:] if argv is None else argv
+    args = _hoist_global_options(args)
+    args = _pre_commit_paths(args)
+    # With --detailed-exitcode, 2 means "changes" and nothing else: usage errors exit 1.
+    detailed = "--detailed-exitcode" in args
+    try:
+        _refuse_tokens(args)
+        code = app(args=args, standalone_mode=False, prog_name="cmdsync")
+    except typer.Exit as exc:
+        code = exc.exit_code
+    except click_exception as exc:
+        exc.show()  # type: ignore[attr-defined]
+        _file_not_option(exc)
+        code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
+        _json_failure(args, exc.format_message(), code)  # type: ignore[attr-defined]
+        _github_failure(args, exc.format_message())  # type: ignore[attr-defined]
+    except (typer.Abort, KeyboardInterrupt):
+        console.err("\nInterrupted.\n")
+        code = EXIT_INTERRUPTED
+    except Terminated:
+        console.err("\nTerminated (SIGTERM).\n")
+        code = EXIT_TERMINATED
+    except CmdsyncError as exc:
+        console.err(f"error: {printable_lines(str(exc))}\n")
+        code = EXIT_FAILURE if detailed else exc.exit_code
+        _json_failure(args, str(exc), code)
+        _github_failure(args, str(exc))
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
+        if os.environ.get("CMDSYNC_DEBUG"):
+            import traceback
+
+            console.err("".join(traceback.format_exception(exc)))
+        console.err(
+            f"internal error: {type(exc).__name__}: {printable_lines(str(exc))}\n"
+            "This is a bug in cmdsync. Please report it with the command you ran "
+            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
+        code = EXIT_BUG
+        _json_failure(args, f"internal error: {type(exc).__name__}: {exc}", code)
+    finally:
+        _on_sigterm(previous)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke", "pull")
+
+
+GLOBAL_FLAGS = ("-q", "--quiet", "--no-color")
+
+
+def _hoist_global_options(args: list[str]) -> list[str]:
+    """``args`` with the global flags (``-q``, ``--quiet``, ``--no-color``) given after
+    the subcommand moved before it, where click reads them: pre-commit's ``args:``
+    and habit put them last (``cmdsync validate --quiet``). Option values (``--out
+    -q`` names a file) and everything after ``--`` stay where they are."""
+    if not any(arg in GLOBAL_FLAGS for arg in args):
+        return args
+    at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), None)
+    command = None if at is None else \
+        getattr(typer.main.get_command(app), "commands", {}).get(args[at])
+    if at is None or command is None:
+        return args
+    takes_value = {opt for param in command.params
+                   if param.param_type_name == "option" and not getattr(param, "is_flag", False)
+                   and not getattr(param, "count", False)
+                   for opt in (*param.opts, *param.secondary_opts)}
+    hoisted: list[str] = []
+    rest: list[str] = []
+    tail = iter(args[at + 1:])
+    for arg in tail:
+        if arg == "--":
+            rest += [arg, *tail]
+            break
+        if arg in GLOBAL_FLAGS:
+            hoisted.append(arg)
+            continue
+        rest.append(arg)
+        if arg in takes_value:
+            rest += itertools.islice(tail, 1)  # its value, whatever it looks like
+    return [*args[:at], *hoisted, args[at], *rest]
+
+
+def _format_requested(args: list[str]) -> str | None:
+    """The value of ``--format``/``-f`` on the command line (None when not given)."""
+    for flag, value in itertools.pairwise(args):
+        if flag in ("--format", "-f"):
+            return value
+    return next((a.split("=", 1)[1] if a.startswith("--format=") else a[2:]
+                 for a in args if a.startswith(("--format=", "-f")) and len(a) > 2), None)
+
+
+def _pre_commit_paths(args: list[str]) -> list[str]:
+    """``validate --pre-commit ARGS``: pre-commit appends the committed files' names
+    after the hook's own args, so a file named ``--pong.yaml`` would be read as an
+    option. Every argument that is no option of validate (nor an option's value) and
+    names a file moves after ``--``; the hook's ``args:`` keep working, which an entry
+    ending with ``--`` would break."""
+    at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), None)
+    if at is None or args[at] != "validate" or "--pre-commit" not in args[at + 1:] \
+            or "--" in args:
+        return args
+    command = typer.main.get_command(app).commands["validate"]  # type: ignore[attr-defined]
+    options = {opt: not getattr(param, "is_flag", False) for param in command.params
+               if param.param_type_name == "option" for opt in param.opts}
+    kept: list[str] = []
+    paths: list[str] = []
+    tail = iter(args[at + 1:])
+    for arg in tail:
+        takes_value = options.get(arg.split("=", 1)[0])
+        if takes_value is None and arg.startswith("-") and os.path.lexists(arg):
+            paths.append(arg)  # a file's name, not an option
+            continue
+        kept.append(arg)
+        if takes_value and "=" not in arg:
+            kept += itertools.islice(tail, 1)  # its value, whatever it looks like
+    return [*args[:at + 1], *kept, *(["--", *paths] if paths else [])]
+
+
+def _file_not_option(exc: Exception) -> None:
+    """After click's "No such option: --pong.yaml": when a file has that name, how to
+    pass it (as for rm and git)."""
+    name = getattr(exc, "option_name", None)
+    if not (isinstance(name, str) and name.startswith("-") and os.path.lexists(name)):
+        return
+    command = getattr(getattr(exc, "ctx", None), "command_path", None) or "cmdsync"
+    shown = printable_lines(name)
+    console.err(f"A file named {shown}? Pass it after -- ({command} -- {shown}) or as "
+                f"./{shown}.\n")
+
+
+def _github_failure(args: list[str], message: str) -> None:
+    """With ``--format github`` (or inside GitHub Actions), a plan or apply that failed
+    before its result still leaves an ``::error`` annotation and a job-summary section."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command not in ("plan", "diff", "apply"):
+        return
+    chosen = _format_requested(args)
+    if chosen != "github" and not (chosen is None
+                                   and os.environ.get("GITHUB_ACTIONS") == "true"):
+        return
+    from cmdsync.render.diagnostics import annotation
+    from cmdsync.render.escape import fenced
+
+    verb = "plan" if command == "diff" else command
+    console.out(annotation("error", message, title=f"cmdsync {verb}") + "\n")
+    _step_summary(f"### cmdsync {verb}\n\n**Failed:**\n\n{fenced(printable_lines(message))}")
+
+
+def _json_failure(args: list[str], message: str, code: int) -> None:
+    """With ``--format json``, a run that failed before its result still prints one JSON
+    document on standard output (the error in it), so a pipeline always parses one."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command not in JSON_COMMANDS or _format_requested(args) != "json":
+        return
+    from cmdsync.render.diagnostics import failure_json
+
+    console.out(failure_json(message, code))
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived outside apply's writing (which stops cleanly and reports)."""
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Set the SIGTERM handler, returning the previous one (None off the main thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, TypeError):  # not the main thread, or no handler to restore
+        return None
+
+
+def _terminated(number: int, frame: object) -> None:
+    raise Terminated

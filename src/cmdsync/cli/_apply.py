@@ -1,0 +1,152 @@
+"""``cmdsync apply``: make Discord match the manifests or a saved plan."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from cmdsync.cli._shared import (
+    ApiUrlOption,
+    ApplicationOption,
+    BearerFileOption,
+    EnvOption,
+    LocalOption,
+    PlanFormat,
+    SecretFileOption,
+    TokenFileOption,
+    _connection,
+    _plan_format,
+    _project,
+    _step_summary,
+    _with_environment,
+    app,
+)
+from cmdsync.errors import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    UsageError,
+)
+from cmdsync.render import console
+
+
+class StrategyChoice(str, enum.Enum):
+    auto = "auto"
+    bulk = "bulk"
+    per_command = "per-command"
+
+
+class OnErrorChoice(str, enum.Enum):
+    stop = "stop"
+    continue_ = "continue"
+
+
+@app.command()
+def apply(
+    paths: Annotated[list[str] | None, typer.Argument(
+        help="Manifest files or directories (a backup restores), or one saved plan "
+             "(`cmdsync plan --out FILE`); default: cmdsync.toml's manifests.",
+        metavar="[MANIFEST]...|PLANFILE", show_default=False)] = None,
+    auto_approve: Annotated[bool, typer.Option(
+        "--auto-approve", help="Apply without asking (for CI).")] = False,
+    strategy: Annotated[StrategyChoice, typer.Option(
+        "--strategy", help="bulk: one PUT per changed scope; per-command: POST/PATCH/DELETE "
+        "for what changed; auto: fewer creates, then fewer requests.")] = StrategyChoice.auto,
+    on_error: Annotated[OnErrorChoice, typer.Option(
+        "--on-error", help="After a scope fails: stop, or continue with the other scopes.")]
+        = OnErrorChoice.stop,
+    output: Annotated[PlanFormat | None, typer.Option(
+        "--format", "-f", help="text, json (the result, with every request made) or github "
+        "(annotations and the job summary; the default when GITHUB_ACTIONS=true).",
+        show_default=False)] = None,
+    api_url: ApiUrlOption = None,
+    local: LocalOption = False,
+    application_id: ApplicationOption = None,
+    no_prune: Annotated[bool, typer.Option(
+        "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    no_refresh: Annotated[bool, typer.Option(
+        "--no-refresh", help="With a saved plan: write it without reading live state again "
+        "(Terraform's -refresh=false): no check that live state still matches the plan; "
+        "the backup holds the state the plan was made from; commands are written one by "
+        "one.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="With a saved plan: apply it even if it was applied already, or "
+        "another apply came since it was made (.cmdsync/applied.json); with --no-refresh, "
+        "live state is then read for the backup.")] = False,
+    token_file: TokenFileOption = None,
+    client_secret_file: SecretFileOption = None,
+    bearer_token_file: BearerFileOption = None,
+    env_name: EnvOption = None,
+) -> int:
+    """Make Discord match the manifests (or a saved plan), after showing the plan."""
+    from cmdsync.apply.strategy import Strategy
+    from cmdsync.render.apply import TerminalHooks
+    from cmdsync.runners.apply import ApplyOptions, apply_paths, apply_saved, saved_plan_path
+
+    output = _plan_format(output)
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=client_secret_file,
+                             bearer_token_file=bearer_token_file)
+    options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
+                           application_id, force)
+    paths, env, root = _project(paths, env_name)
+    connection = _with_environment(connection, env_name)
+    saved = saved_plan_path(paths)
+    hooks = TerminalHooks(json_output=output is PlanFormat.json,
+                          progress=sys.stderr.isatty())
+    if saved is not None:
+        run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
+                          env=env, cwd=root, refresh=not no_refresh, environment=env_name)
+    elif no_refresh:
+        raise UsageError("--no-refresh applies a saved plan (`cmdsync plan --out FILE`, then "
+                         "`cmdsync apply --no-refresh FILE`): cmdsync keeps no state of its "
+                         "own to plan manifests from")
+    else:
+        run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
+                          cwd=root,
+                          interactive=not auto_approve, can_ask=_stdin_is_terminal())
+    return _apply_exit(run, output=output)
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _apply_exit(run: Any, *, output: PlanFormat) -> int:
+    """Write an apply's outcome and return its exit code."""
+    json_output = output is PlanFormat.json
+    from cmdsync.render import apply as render
+    from cmdsync.render import diagnostics as render_diagnostics
+
+    if run.validation is not None and run.validation.diagnostics:
+        console.err(render_diagnostics.to_text(run.validation))
+        if output is PlanFormat.github:  # annotations at the manifest lines, as plan's
+            console.out(render_diagnostics.to_github(run.validation))
+    if run.declined:
+        console.err(render.CANCELLED + "\n")
+        if json_output:
+            console.out(render_diagnostics.failure_json(render.CANCELLED, EXIT_FAILURE))
+        return EXIT_FAILURE
+    if run.result is None:
+        code = EXIT_USAGE if run.validation.unreadable else EXIT_FAILURE
+        if json_output:
+            console.out(render_diagnostics.failure_json(None, code, run.validation))
+        elif output is PlanFormat.github:
+            _step_summary(render_diagnostics.failure_markdown("apply", run.validation))
+        return code
+    if json_output:
+        console.out(render.to_json(run.result))
+    else:
+        shown = run.validation is not None and run.result.scopes  # below the plan
+        console.out(("\n" if shown else "") + render.to_text(run.result))
+    if output is PlanFormat.github:
+        console.out(render.to_github(run.result, run.locations))
+        _step_summary(render.to_markdown(run.result))
+    if run.result.interrupted:
+        return EXIT_TERMINATED if run.result.interrupted == "SIGTERM" else EXIT_INTERRUPTED
+    return EXIT_OK if run.result.ok else EXIT_FAILURE

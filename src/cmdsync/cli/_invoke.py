@@ -1,0 +1,127 @@
+"""``cmdsync invoke``: run a command against a bot through the emulator."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+from cmdsync.cli._shared import (
+    LocalOption,
+    PlanFormat,
+    TokenFileOption,
+    _connection,
+    app,
+)
+from cmdsync.errors import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+)
+from cmdsync.render import console
+
+
+class ContextChoice(str, enum.Enum):
+    guild = "guild"
+    bot_dm = "bot_dm"
+    private_channel = "private_channel"
+
+
+@app.command()
+def invoke(
+    line: Annotated[str | None, typer.Argument(
+        help="The command as typed in Discord: '/mod ban user:<@123> reason:\"spam\"' "
+             "(quote it for the shell).", metavar="'/COMMAND ...'", show_default=False)]
+        = None,
+    user_command: Annotated[str | None, typer.Option(
+        "--user-command", help="Run the user command NAME on --target (a user id).",
+        metavar="NAME", show_default=False)] = None,
+    message_command: Annotated[str | None, typer.Option(
+        "--message-command", help="Run the message command NAME on --target (a message "
+        "id).", metavar="NAME", show_default=False)] = None,
+    target: Annotated[str | None, typer.Option(
+        "--target", help="The user or message a context-menu command runs on.",
+        metavar="ID", show_default=False)] = None,
+    autocomplete: Annotated[bool, typer.Option(
+        "--autocomplete", help="Send an autocomplete interaction: the last option of the "
+        "command line is the one being typed (focused).")] = False,
+    guild: Annotated[str | None, typer.Option(
+        "--guild", help="Run it in this guild (default: in a DM with the bot).",
+        metavar="ID", show_default=False)] = None,
+    channel: Annotated[str | None, typer.Option(
+        "--channel", help="In this channel (default: the guild's first text channel).",
+        metavar="ID", show_default=False)] = None,
+    user: Annotated[str | None, typer.Option(
+        "--user", help="As this user (default: the guild's owner).", metavar="ID",
+        show_default=False)] = None,
+    locale: Annotated[str, typer.Option(
+        "--locale", help="The user's client locale (the interaction's locale).",
+        metavar="TAG")] = "en-US",
+    context: Annotated[ContextChoice | None, typer.Option(
+        "--context", help="guild, bot_dm or private_channel (default: guild with --guild, "
+        "else bot_dm).", show_default=False)] = None,
+    endpoint: Annotated[str | None, typer.Option(
+        "--endpoint", help="First set the application's interactions endpoint URL (verified "
+        "with signed PINGs, as Discord does).", metavar="URL", show_default=False)] = None,
+    wait: Annotated[float, typer.Option(
+        "--wait", help="Wait SECONDS for follow-up messages after the response.",
+        metavar="SECONDS")] = 0.0,
+    follow_ups: Annotated[int, typer.Option(
+        "--follow-ups", help="With --wait: stop waiting once N follow-ups arrived.",
+        metavar="N")] = 0,
+    output: Annotated[PlanFormat, typer.Option(
+        "--format", "-f", help="text, or json (the whole exchange).")] = PlanFormat.text,
+    api_url: Annotated[str | None, typer.Option(
+        "--api-url", help="The emulator's API URL, e.g. http://127.0.0.1:8787/api/v10 "
+        "(default: CMDSYNC_API_URL).", metavar="URL", show_default=False)] = None,
+    local: LocalOption = False,
+    application_id: Annotated[str | None, typer.Option(
+        "--application-id", help="The application to run it for (default: "
+        "DISCORD_APPLICATION_ID, else the emulator's only one).", metavar="ID",
+        show_default=False)] = None,
+    token_file: TokenFileOption = None,
+) -> int:
+    """Run a command against the emulator as a user in Discord would: the emulator
+    checks it, signs the interaction and POSTs it to your bot; shows the response.
+
+    Exit codes: 0 the bot answered; 1 refused (the reason is printed), outdated, or the
+    interaction failed (no answer, not JSON, or what Discord would refuse: 50035);
+    2 usage errors; 130 interrupted while waiting.
+    """
+    from cmdsync.render import invoke as render
+    from cmdsync.runners.invoke import Request
+    from cmdsync.runners.invoke import invoke as run_invoke
+
+    given = [name for name, value in (("a command line", line),
+                                      ("--user-command", user_command),
+                                      ("--message-command", message_command)) if value]
+    if len(given) != 1:
+        raise UsageError("give one of: a command line ('/ping'), --user-command NAME or "
+                         "--message-command NAME" + (f" (got {' and '.join(given)})"
+                                                     if given else ""))
+    if target and line:
+        raise UsageError("--target is for --user-command and --message-command")
+    kind = "user" if user_command else "message" if message_command else "chat_input"
+    if local and wait:
+        console.warn("with --local the emulator runs inside this command: your bot cannot "
+                     "reach it for follow-ups (run `cmdsync emulator` and --api-url)")
+    connection = _connection(api_url=api_url, local=local, token_file=token_file,
+                             client_secret_file=None, bearer_token_file=None)
+    result = run_invoke(connection, Request(
+        line=line, kind=kind, name=user_command or message_command, target=target,
+        autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,
+        context=context.value if context else None, endpoint=endpoint, wait=wait,
+        follow_ups=follow_ups),
+        application_id=application_id)
+    if output is PlanFormat.json:
+        console.out(render.to_json(result))
+    elif result.refused or result.outdated:
+        console.err(render.to_text(result))
+    else:
+        console.text_or_rich(render.to_text(result), lambda: render.to_rich(result))
+    if result.interrupted:
+        console.err("\nInterrupted while waiting for follow-ups.\n")
+        return EXIT_INTERRUPTED
+    return EXIT_OK if result.ok else EXIT_FAILURE
