@@ -257,3 +257,26 @@ def test_an_outline_names_the_scopes_of_block_style_manifests(tmp_path: Path) ->
                             frozenset({GUILDS[0], GUILDS[2]}))
     assert outline([yaml_path], env={"STAFF": GUILDS[0]}).scopes == ("global", *GUILDS[:2])
     assert outline([str(tmp_path / "missing.yaml")]) == Outline()
+
+
+def test_a_packed_text_gives_back_the_file_and_its_positions(tmp_path: Path) -> None:
+    """A plan keeps its manifests' texts compressed while it waits on Discord; the text
+    (for a saved plan's digests) and every position (for a later error) come back."""
+    from cmdsync.manifest.loader import load_file
+    from cmdsync.state.desired import manifest_sources
+    from cmdsync.validate import validate_paths
+
+    path = _manifest(tmp_path, VALID.replace("Who", "Qui ☃"))
+    plain = load_file(path)
+    packed = load_file(path)
+    packed.pack(at_least=1)
+    assert packed.text == "" and packed.packed is not None
+    assert packed.source_text() == plain.text
+    where = ("guilds", GUILDS[1], "commands", 0, "options", 0, "description")
+    assert packed.locate(where) == plain.locate(where)
+    kept = validate_paths([path], pack_texts=True).manifest
+    assert kept is not None
+    for doc in kept.documents:  # as a large file's would be
+        doc.pack(at_least=1)
+    plain_set = validate_paths([path]).manifest
+    assert plain_set is not None and manifest_sources(kept) == manifest_sources(plain_set)

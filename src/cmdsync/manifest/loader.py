@@ -29,6 +29,7 @@ import json
 import marshal
 import os
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ Path = tuple[str | int, ...]
 Position = tuple[int, int]
 
 MAX_BYTES = MAX_MANIFEST_BYTES
+PACK_AT_LEAST = 1024 * 1024  # characters of a text Document.pack compresses
 MAX_DEPTH = 64
 # A billion-laughs file has few distinct nodes and exponentially many
 # expansions; honest anchors (a shared option block) expand a few times over.
@@ -161,12 +163,28 @@ class Document:
     # the ${VAR} values a YAML file read the fast way was interpolated with,
     # for computing its positions later (never shown: it holds the environment)
     env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    # ``text`` compressed by :meth:`pack` (then ``text`` is ""): see :meth:`source_text`
+    packed: bytes | None = field(default=None, repr=False, compare=False)
+
+    def source_text(self) -> str:
+        """The file's text as read, whether or not :meth:`pack` put it away."""
+        if self.packed is not None:
+            return zlib.decompress(self.packed).decode("utf-8", "surrogatepass")
+        return self.text
+
+    def pack(self, *, at_least: int = PACK_AT_LEAST) -> None:
+        """Keep a text of ``at_least`` characters or more compressed (``zlib``), once
+        read: a plan keeps its manifests while it waits on Discord, and a large one's
+        text is most of its memory. :meth:`source_text` gives it back."""
+        if self.packed is None and len(self.text) >= at_least:
+            self.packed = zlib.compress(self.text.encode("utf-8", "surrogatepass"), 1)
+            self.text = ""
 
     def locate(self, path: Path, *, key: bool = False) -> Location:
         """The :class:`Location` of ``path``, or of its nearest located ancestor."""
         if self.positions is None:
             self.positions, self.key_positions = _yaml_positions(
-                self.text, env=None if self.kind == "json" else self.env)
+                self.source_text(), env=None if self.kind == "json" else self.env)
         table = self.key_positions if key else self.positions
         probe = path
         while True:

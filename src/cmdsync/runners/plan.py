@@ -120,7 +120,8 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
     from cmdsync.state import desired_state, manifest_application_id
     from cmdsync.validate.check import validate_paths
 
-    validation = validate_paths(paths, env=env)
+    # Kept while the reads go on: a large file's text compressed as soon as it is read.
+    validation = validate_paths(paths, env=env, pack_texts=True)
     if validation.errors or validation.unreadable or validation.manifest is None:
         return validation, None
     manifest = validation.manifest

@@ -323,7 +323,7 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
     readable = client.can_read_permissions and not only_needed
-    seen: dict[bytes, Any] = {}
+    seen: dict[Any, Any] = {}
 
     async def one(scope: str) -> LiveScope:
         with_permissions = not (scope == "global" or (scope not in needed and not readable))
@@ -353,19 +353,24 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     return LiveState(application_id, {scope.scope: scope for scope in found})
 
 
-def _shared(commands: Any, seen: dict[bytes, Any]) -> Any:
+def _shared(commands: Any, seen: dict[Any, Any]) -> Any:
     """``commands`` (a list response) with equal nested values made one object.
 
     Hundreds of guilds hold the same commands under other ids: their options
     and localizations are kept once (``seen`` maps their ``marshal`` bytes to
-    the object kept). Values are only read afterwards, never changed.
+    the object kept), and so are equal strings (names, descriptions, the
+    application's and the guild's ids). Values are only read afterwards,
+    never changed.
     """
     if not isinstance(commands, list):
         return commands
     for command in commands:
         if isinstance(command, dict):
             for key, value in command.items():
-                if isinstance(value, (list, dict)) and value:
+                if isinstance(value, str):
+                    if key != "id" and key != "version":  # unique to each command
+                        command[key] = seen.setdefault(value, value)
+                elif isinstance(value, (list, dict)) and value:
                     command[key] = seen.setdefault(marshal.dumps(value), value)
     return commands
 

@@ -165,8 +165,9 @@ def manifest_sources(manifest: ManifestSet) -> tuple[str | None, ...]:
     sources: dict[str, str | None] = {}
     for doc in manifest.documents:
         digest = None
-        if doc.source is None and doc.text:
-            encoded = doc.text.encode("utf-8", "surrogatepass")
+        text = doc.source_text() if doc.source is None else ""
+        if text:
+            encoded = text.encode("utf-8", "surrogatepass")
             if not may_interpolate(encoded):
                 digest = bytes_digest(encoded)
         sources[doc.source or doc.file] = digest

@@ -193,7 +193,7 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
                    ignore: Collection[str] = (),
                    env: Mapping[str, str] | None = None,
                    application: AppInfo | None = None,
-                   placeholders: bool = False) -> ValidationResult:
+                   placeholders: bool = False, pack_texts: bool = False) -> ValidationResult:
     """Validate manifest files and directories (see :func:`expand_paths`), and bot code.
 
     A ``discord.py:MODULE:ATTR`` path is a discord.py command tree
@@ -201,7 +201,10 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
 
     With ``application``, the rules that need it run too. ``placeholders``:
     unset ``${VAR}`` are notes, not errors (offline validate; see
-    :func:`cmdsync.manifest.loader.load_file`).
+    :func:`cmdsync.manifest.loader.load_file`). ``pack_texts``: each large
+    file's text is compressed once read (:meth:`~cmdsync.manifest.loader.Document.pack`)
+    and the C heap trimmed (:func:`~cmdsync.validate.gcpause.trim_heap`), for a
+    plan, which keeps the manifests while it waits on Discord.
     """
     code = [p for p in paths if is_code_source(p)]
     files, problems = expand_paths([p for p in paths if not is_code_source(p)])
@@ -209,8 +212,13 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
         # One file at a time: reading two at once (yaml-rs parses without the GIL)
         # saved about a tenth of a large plan's time for half as much memory again.
         shared = SharedBodies()
-        documents = [load_file(path, env=env, placeholders=placeholders, shared=shared)
-                     for path in files]
+        documents = []
+        for path in files:
+            documents.append(load_file(path, env=env, placeholders=placeholders,
+                                       shared=shared))
+            if pack_texts:
+                documents[-1].pack()
+                gcpause.trim_heap()
         for reference in code:
             found, unusable = code_documents(reference)
             documents += found

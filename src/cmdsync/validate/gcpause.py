@@ -12,6 +12,9 @@ keeps the manifest while it waits on Discord, and without that every
 collection while it waits would walk all of it again (a second or more
 for 25,000 commands). Frozen objects are still freed by reference
 counting when their last reference goes.
+
+:func:`trim_heap` gives the C heap's free memory back to the system, where
+large texts read and freed leave it (Python's own allocator does not reuse it).
 """
 
 from __future__ import annotations
@@ -32,3 +35,20 @@ def paused() -> Iterator[None]:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def trim_heap() -> None:
+    """Return the C heap's free memory to the system: glibc's ``malloc_trim(0)`` on
+    Linux, nothing elsewhere (musl has none). A large manifest's text, read and freed
+    (or compressed), would otherwise stay in a plan's resident memory while Python's
+    allocator takes new memory for the live state read next."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
