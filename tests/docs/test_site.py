@@ -89,7 +89,9 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     assert "WARNING" not in done.stderr, done.stderr
     reference = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     for command in ("validate", "plan", "apply", "pull", "invoke", "emulator", "login"):
-        assert f"cmdsync {command}" in reference
+        assert f'id="cmdsync-{command}"' in reference
+    for option in ("--auto-approve", "--detailed-exitcode", "--local", "--follow-ups"):
+        assert option in reference  # every option of every command, as --help shows it
     assert (site / "search" / "search_index.json").exists()
     shutil.rmtree(site)
 
