@@ -353,3 +353,42 @@ def test_a_plan_built_scope_by_scope_as_reads_arrive_is_the_diff() -> None:
     stale = Differ(state)
     stale.add(GUILD, tuple(scopes[GUILD][:1]))  # an earlier read of that scope: redone
     assert stale.plan(state_live) == expected
+
+
+def test_global_rename_names_only_guilds_where_it_has_overwrites() -> None:
+    """The manifest sets overwrites in the guild for another command only: the
+    renamed one has none there, so no guild is named (a new user's report)."""
+    state = desired(f"""\
+        commands:
+          - {{id: "40", name: pong, description: kick command}}
+          - {{name: other, description: other command}}
+        guilds:
+          "{GUILD}":
+            permissions:
+              other: [{{type: role, id: "5", permission: true}}]
+        """)
+    plan = diff(state, live({"global": [cmd("40", "ping"), cmd("41", "other")], GUILD: []}))
+    assert plan.warnings == (
+        ("global: renaming chat_input 'ping' to 'pong' (id 40) keeps its id, but Discord "
+         "drops a renamed command's permission overwrites; it has none (in the manifest or "
+         "live)"),)
+
+
+def test_global_rename_says_what_becomes_of_each_guilds_overwrites() -> None:
+    state = desired(f"""\
+        commands:
+          - {{id: "40", name: pong, description: kick command}}
+        guilds:
+          "{GUILD}":
+            permissions:
+              pong: [{{type: role, id: "5", permission: true}}]
+          "{OTHER}":
+            permissions: {{"*": []}}
+        """)
+    perms = {OTHER: [{"id": "40", "permissions": [{"id": "5", "type": 1,
+                                                   "permission": False}]}]}
+    plan = diff(state, live({"global": [cmd("40", "ping")], GUILD: [], OTHER: []}, perms))
+    assert plan.warnings == (
+        ("global: renaming chat_input 'ping' to 'pong' (id 40) keeps its id, but Discord "
+         f"drops a renamed command's permission overwrites; cmdsync sets the manifest's in "
+         f"guild {GUILD}; lost in guild {OTHER} (the manifest sets none for it)"),)

@@ -101,24 +101,52 @@ def rename_warnings(matched: Mapping[str, Sequence[CommandChange]], desired: Des
                     f"{'global' if scope == GLOBAL else f'guild {scope}'}: renaming {CommandType(change.type).name.lower()} "
                     f"{change.renamed_from!r} to {change.name!r} (id {change.id}) keeps its "
                     "id, but Discord drops a renamed command's permission overwrites"
-                    + _where(change, desired, live))
+                    + _where(change, desired, live, matched))
     return warnings
 
 
-def _where(change: CommandChange, desired: DesiredState, live: LiveState) -> str:
-    """Which guilds get the manifest's overwrites back, and where live ones are lost."""
-    guilds = sorted((g for g, s in live.scopes.items() if g != "global"),
-                    key=lambda g: int(g) if g.isdigit() else 0)
-    managed = [g for g in guilds if (desired.scopes.get(g) is not None
-                                     and desired.scopes[g].permissions is not None)]
-    lost = [g for g in guilds if change.id in live.scopes[g].permissions
-            and g not in managed]
+def _where(change: CommandChange, desired: DesiredState, live: LiveState,
+           matched: Mapping[str, Sequence[CommandChange]]) -> str:
+    """Where the renamed command has overwrites, and what becomes of them: the
+    manifest's put back (or set), live ones lost where the manifest sets none."""
+    guilds = {g for g in live.scopes if g != GLOBAL} | {
+        g for g, s in desired.scopes.items() if g != GLOBAL and s.permissions is not None}
+    back, new, lost, unmanaged = [], [], [], []
+    for guild in sorted(guilds, key=lambda g: (0, int(g)) if g.isdigit() else (1, 0)):
+        live_has = bool(live.scope(guild).permissions.get(str(change.id))) \
+            if change.id else False
+        scope = desired.scopes.get(guild)
+        sets = scope is not None and scope.permissions is not None and _sets_overwrites(
+            scope.permissions, change, guild, live, matched)
+        if sets:
+            (back if live_has else new).append(guild)
+        elif live_has:
+            managed = scope is not None and scope.permissions is not None
+            (lost if managed else unmanaged).append(guild)
     text = ""
-    if managed:
-        text += "; cmdsync puts the manifest's back in guild " + ", ".join(managed)
+    if back:
+        text += "; cmdsync puts the manifest's back in guild " + ", ".join(back)
+    if new:
+        text += "; cmdsync sets the manifest's in guild " + ", ".join(new)
     if lost:
-        text += "; lost in guild " + ", ".join(lost) + " (not in the manifest)"
-    return text
+        text += "; lost in guild " + ", ".join(lost) + " (the manifest sets none for it)"
+    if unmanaged:
+        text += "; lost in guild " + ", ".join(unmanaged) + " (not in the manifest)"
+    return text or "; it has none (in the manifest or live)"
+
+
+def _sets_overwrites(permissions: Mapping[str, tuple[Overwrite, ...]], change: CommandChange,
+                     guild: str, live: LiveState,
+                     matched: Mapping[str, Sequence[CommandChange]]) -> bool:
+    """Whether a guild's manifest permissions give the renamed command overwrites."""
+    targets = list(targets_after(guild, live, matched)) + list(
+        targets_after(GLOBAL, live, matched))
+    for key, after in permissions.items():
+        target = resolve(key, targets, live.application_id)
+        if after and target is not None and target.id is not None and \
+                target.id == change.id:
+            return True
+    return False
 
 
 def _type(command: Mapping[str, Any]) -> int:
