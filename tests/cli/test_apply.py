@@ -134,10 +134,10 @@ def test_a_saved_plan_applies_without_asking_and_a_stale_one_is_refused(
     assert (code, out) == (1, "")
     # the same plan, made from the same state: applied already
     assert re.sub(r"there \([^)]*\)", "there (<TIME>)", err) == (
-        "error: the saved plan stale.plan was made before the last apply to the scopes it "
-        "changes (.cmdsync/applied.json): applying it would write its older state over what "
-        "was applied since; nothing was changed. Plan again (`cmdsync plan --out FILE`), or "
-        "pass --force to apply it anyway (live state is then read and backed up):\n"
+        "error: the saved plan stale.plan was already applied to the scopes it changes "
+        "(.cmdsync/applied.json); nothing was changed. Plan again (`cmdsync plan --out "
+        "FILE`) for new changes, or pass --force to apply it again (live state is then read "
+        "and backed up):\n"
         "  - global: this plan was already applied there (<TIME>)\n"
         f"  - guild {GUILD}: this plan was already applied there (<TIME>)\n")
     Path(".cmdsync/applied.json").unlink()  # applied from elsewhere: live state tells

@@ -258,8 +258,8 @@ def test_a_signed_plan_is_not_replayed_and_a_forced_replay_backs_up_what_is_live
 
     code, out, err = cmdsync(capsys, "apply", "--no-refresh", "old.json")
     assert code == 1 and writes(admin) == 0, out + err
-    assert "error: the saved plan old.json was made before the last apply to the scopes it " \
-        "changes (.cmdsync/applied.json)" in err
+    assert "error: the saved plan old.json was already applied to the scopes it changes " \
+        "(.cmdsync/applied.json); nothing was changed" in err
     assert "  - global: this plan was already applied there (" in err
     code, out, err = cmdsync(capsys, "apply", "old.json")  # reading live state: no "stale"
     assert code == 1 and "this plan was already applied there" in err and "stale" not in err
@@ -270,6 +270,8 @@ def test_a_signed_plan_is_not_replayed_and_a_forced_replay_backs_up_what_is_live
     admin.delete("/log")
     code, out, err = cmdsync(capsys, "apply", "--no-refresh", "old.json")
     assert code == 1 and writes(admin) == 0, out + err
+    assert "error: the saved plan old.json was made before the last apply to the scopes it " \
+        "changes (.cmdsync/applied.json)" in err
     assert "  - global: applied again since the plan was made (last at " in err
     assert "pass --force to apply it anyway" in err
     assert beta(admin) == "B3"

@@ -74,21 +74,51 @@ def replay_reasons(applied: Mapping[str, Applied], planned: Mapping[str, int] | 
     older cmdsync or by code: nothing is known of it then), ``digest`` its
     ``plan_digest``.
     """
-    reasons: list[str] = []
+    return [f"{scope_label(scope)}: this plan was already applied there ({last.at})"
+            if again else
+            f"{scope_label(scope)}: applied again since the plan was made (last at "
+            f"{last.at}): the plan would write older state over it"
+            for scope, last, again in _replays(applied, planned, digest, scopes)]
+
+
+def replay_heading(path: str, applied: Mapping[str, Applied],
+                   planned: Mapping[str, int] | None, digest: str | None,
+                   scopes: Iterable[str]) -> str:
+    """The headline of the refusal :func:`replay_reasons` explains, worded as the reasons
+    are: this very plan applied already, other applies since, or both ("" when it is
+    not a replay)."""
+    found = [again for _, _, again in _replays(applied, planned, digest, scopes)]
+    fix = ("nothing was changed. Plan again (`cmdsync plan --out FILE`), or pass --force to "
+           "apply it anyway (live state is then read and backed up):")
+    if not found:
+        return ""
+    if all(found):
+        return (f"the saved plan {path} was already applied to the scopes it changes "
+                f"({HISTORY_PATH}); nothing was changed. Plan again (`cmdsync plan --out "
+                "FILE`) for new changes, or pass --force to apply it again (live state is "
+                "then read and backed up):")
+    if not any(found):
+        return (f"the saved plan {path} was made before the last apply to the scopes it "
+                f"changes ({HISTORY_PATH}): applying it would write its older state over "
+                f"what was applied since; {fix}")
+    return (f"the saved plan {path} was already applied to some scopes it changes, and the "
+            f"others were applied again since it was made ({HISTORY_PATH}): applying it "
+            f"would write its older state over what was applied since; {fix}")
+
+
+def _replays(applied: Mapping[str, Applied], planned: Mapping[str, int] | None,
+             digest: str | None, scopes: Iterable[str]) -> list[tuple[str, Applied, bool]]:
+    """Each scope applied since the plan was made: its last apply, and whether that
+    apply was this very plan."""
     if planned is None:
-        return reasons
+        return []
+    found = []
     for scope in scopes:
         last = applied.get(scope)
-        made_with = planned.get(scope, 0)
-        if last is None or last.serial <= made_with:
+        if last is None or last.serial <= planned.get(scope, 0):
             continue
-        if digest is not None and last.plan == digest:
-            reasons.append(f"{scope_label(scope)}: this plan was already applied there "
-                           f"({last.at})")
-        else:
-            reasons.append(f"{scope_label(scope)}: applied again since the plan was made "
-                           f"(last at {last.at}): the plan would write older state over it")
-    return reasons
+        found.append((scope, last, digest is not None and last.plan == digest))
+    return found
 
 
 def record(cwd: str, *, api_url: str, application_id: str, scopes: Iterable[str],

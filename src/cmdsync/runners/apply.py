@@ -303,15 +303,12 @@ def _replay_reasons(path: str, saved: SavedPlan, *, cwd: str, force: bool) -> li
     if saved.api_url is None or saved.serials is None:
         return []
     plan = saved.plan
-    reasons = history.replay_reasons(
-        history.load(cwd, saved.api_url, plan.application_id), saved.serials, saved.digest,
-        [s.scope for s in plan.scopes if s.has_changes])
+    applied = history.load(cwd, saved.api_url, plan.application_id)
+    changed = [s.scope for s in plan.scopes if s.has_changes]
+    reasons = history.replay_reasons(applied, saved.serials, saved.digest, changed)
     if reasons and not force:
-        raise UnsafePlanError(reasons, heading=(
-            f"the saved plan {path} was made before the last apply to the scopes it changes "
-            f"({history.HISTORY_PATH}): applying it would write its older state over what "
-            "was applied since; nothing was changed. Plan again (`cmdsync plan --out FILE`), "
-            "or pass --force to apply it anyway (live state is then read and backed up):"))
+        raise UnsafePlanError(reasons, heading=history.replay_heading(
+            path, applied, saved.serials, saved.digest, changed))
     return reasons
 
 
