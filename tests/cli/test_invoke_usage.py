@@ -57,6 +57,21 @@ def test_usage_errors_exit_2(cli: Any, args: list[str], message: str) -> None:
     assert message in err
 
 
+@pytest.mark.parametrize(("args", "bad", "formats"), [
+    (["invoke", "--local", "/ping"], "github", "'text', 'json'"),
+    (["pull", "--local"], "github", "'text', 'json'"),
+    (["rules"], "json", "'text', 'markdown'"),
+])
+def test_a_format_a_command_does_not_take_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        args: list[str], bad: str, formats: str) -> None:
+    """`invoke --format github` printed text while --help says "text, or json"."""
+    clean_environment(monkeypatch)
+    code, out, err = run(capsys, *args, "--format", bad)
+    assert (code, out) == (2, "")
+    assert f"Invalid value for '--format' / '-f': '{bad}' is not one of {formats}." in err
+
+
 def test_a_refusal_exits_1_and_says_why(cli: Any, tmp_path: Any,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

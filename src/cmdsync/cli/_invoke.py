@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from cmdsync.cli._shared import (
+    ExchangeFormat,
     LocalOption,
-    PlanFormat,
     TokenFileOption,
     _connection,
     app,
@@ -71,8 +71,8 @@ def invoke(
     follow_ups: Annotated[int, typer.Option(
         "--follow-ups", help="With --wait: stop waiting once N follow-ups arrived.",
         metavar="N")] = 0,
-    output: Annotated[PlanFormat, typer.Option(
-        "--format", "-f", help="text, or json (the whole exchange).")] = PlanFormat.text,
+    output: Annotated[ExchangeFormat, typer.Option(
+        "--format", "-f", help="text, or json (the whole exchange).")] = ExchangeFormat.text,
     api_url: Annotated[str | None, typer.Option(
         "--api-url", help="The emulator's API URL, e.g. http://127.0.0.1:8787/api/v10 "
         "(default: CMDSYNC_API_URL).", metavar="URL", show_default=False)] = None,
@@ -115,7 +115,7 @@ def invoke(
         context=context.value if context else None, endpoint=endpoint, wait=wait,
         follow_ups=follow_ups),
         application_id=application_id)
-    if output is PlanFormat.json:
+    if output is ExchangeFormat.json:
         console.out(render.to_json(result))
     elif result.refused or result.outdated:
         console.err(render.to_text(result))

@@ -32,6 +32,14 @@ class OutputFormat(str, enum.Enum):
     github = "github"
 
 
+class ExchangeFormat(str, enum.Enum):
+    """The formats of a command whose output is no list of findings (``invoke``): text
+    or json; a format it does not take is a usage error naming these (exit 2)."""
+
+    text = "text"
+    json = "json"
+
+
 class RulesFormat(str, enum.Enum):
     text = "text"
     markdown = "markdown"
