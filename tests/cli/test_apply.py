@@ -43,7 +43,8 @@ APPLIED = (
     "\n"
     "Backed up the live state of the changed scopes to "
     ".cmdsync/backups/<TIME>-111111111111111111.json\n"
-    "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
+    "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`; "
+    "without a terminal, add --auto-approve).\n"
     "\n"
     "global: applied (per command)\n"
     '  + chat_input "ping" (id <ID>): created\n'
@@ -195,7 +196,8 @@ def test_the_docs_daily_limit_failure_is_shown_as_the_page_says(
         "\n"
         "Backed up the live state of the changed scopes to "
         ".cmdsync/backups/<TIME>-111111111111111111.json\n"
-        "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`).\n"
+        "(restore it with `cmdsync apply --local .cmdsync/backups/<TIME>-111111111111111111.json`; "
+        "without a terminal, add --auto-approve).\n"
         "\n"
         "global: applied (per command)\n"
         '  + chat_input "ping" (id <ID>): created\n'

@@ -139,8 +139,9 @@ def test_rules_list_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert "CS101  error    chat-input-name" in out
     code, out, _ = run(capsys, "rules", "chat-input-name")
     assert code == 0
-    assert out.startswith("CS101 chat-input-name (error, checked by the rule)\n")
-    assert "Failing::" in out and "Passing::" in out
+    assert out.startswith("CS101 chat-input-name (error, checked by cmdsync's rules)\n")
+    assert "\nFailing:\n" in out and "\nPassing:\n" in out
+    assert "``" not in out and "`APPLICATION_COMMAND_INVALID_NAME`" in out  # no RST markup
 
 
 def test_rules_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:

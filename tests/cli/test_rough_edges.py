@@ -49,7 +49,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def _backup_line(out: str) -> tuple[str, str]:
     """The backup's path and the command line apply printed to restore it."""
-    found = re.search(r"Backed up .* to (\S+)\n\(restore it with `([^`]+)`\)", out)
+    found = re.search(r"Backed up .* to (\S+)\n\(restore it with `([^`]+)`; without a terminal, add "
+                      r"--auto-approve\)", out)
     assert found, out
     return found.group(1), found.group(2)
 

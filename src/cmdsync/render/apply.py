@@ -52,7 +52,8 @@ def to_text(result: ApplyResult) -> str:
         what = "the live state of the changed scopes" if result.refreshed else \
             "the live state the saved plan was made from"
         out += [f"Backed up {what} to {result.backup}",
-                f"(restore it with `{restore_command(result.backup, result.api_url)}`).", ""]
+                (f"(restore it with `{restore_command(result.backup, result.api_url)}`; "
+                 "without a terminal, add --auto-approve)."), ""]
     for scope in result.scopes:
         out += [_heading(scope, result), *(_change(c) for c in scope.changes)]
         if scope.error:  # Discord's words quoted: escaped, its lines kept

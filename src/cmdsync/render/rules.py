@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from cmdsync.validate.rules import Rule, all_rules
 
-_CHECKED_BY = {"rule": "rule", "schema": "JSON Schema", "loader": "loader",
-               "application": "rule once the application is read: validate --online, plan"}
+# Who checks a rule, as "checked by ..." ends in the listing and in docs/rules.md.
+_CHECKED_BY = {"rule": "cmdsync's rules", "schema": "the JSON Schema",
+               "loader": "the manifest loader",
+               "application": "cmdsync's rules once the application is read: validate "
+                              "--online, plan"}
+_LITERAL = re.compile(r"``([^`]+)``")
 
 
 def listing() -> str:
@@ -18,9 +24,22 @@ def listing() -> str:
 
 def detail(rule: Rule) -> str:
     """A rule's id, name, severity, where it is checked, and its documentation."""
-    head = f"{rule.id} {rule.name} ({rule.severity.value}, checked by the " \
+    head = f"{rule.id} {rule.name} ({rule.severity.value}, checked by " \
            f"{_CHECKED_BY[rule.checked_by]})"
-    return f"{head}\n{rule.title}\n\n{rule.doc}\n"
+    return f"{head}\n{rule.title}\n\n{_doc_text(rule.doc)}\n"
+
+
+def _doc_text(doc: str) -> str:
+    """The docstring for a terminal: reStructuredText's ``code`` as `code`, and
+    ``Failing::`` as ``Failing:`` (its indented example follows); examples as written."""
+    out = []
+    for line in doc.splitlines():
+        if line.startswith("    "):
+            out.append(line)
+            continue
+        line = _LITERAL.sub(r"`\1`", line)
+        out.append(line.rstrip()[:-1] if line.rstrip().endswith("::") else line)
+    return "\n".join(out)
 
 
 def markdown() -> str:
@@ -41,7 +60,7 @@ def markdown() -> str:
               for r in rules]
     for rule in rules:
         parts += ["", f"## {rule.id}", "",
-                  (f"**{rule.name}** ({rule.severity.value}, checked by the "
+                  (f"**{rule.name}** ({rule.severity.value}, checked by "
                   f"{_CHECKED_BY[rule.checked_by]}): {rule.title}."), "",
                   _doc_markdown(rule.doc)]
     return "\n".join(parts).rstrip() + "\n"
