@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
 from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand, Plan, ScopePlan
@@ -214,6 +214,11 @@ class _Forms:
     commands that differ only in their ids and version have equal
     :func:`_live_key`. :func:`~cmdsync.state.normalize.canonical` depends on
     the scope only through whether it is global.
+
+    Each table keeps the :data:`FORMS_KEPT` most recently used entries: the
+    forms of commands every guild shares stay, while those of one guild's own
+    commands go as later guilds come in, so that a plan of distinct bodies
+    neither keeps them all nor frees them all at its end.
     """
 
     def __init__(self, defaults: list[int] | None) -> None:
@@ -233,21 +238,43 @@ class _Forms:
         if live_key is None:
             self._kept.append(current)
             live_key = id(current)
-        before = self._live.get((live_key, is_global))
+        before = _recent(self._live, (live_key, is_global))
         if before is None:
-            before = self._live[(live_key, is_global)] = canonical(
-                dict(current), scope=scope, default_integration_types=self.defaults)
-        desired = self._desired.get((id(body), is_global))
-        if desired is None:
-            desired = self._desired[(id(body), is_global)] = (body, canonical(
-                dict(body), scope=scope, default_integration_types=self.defaults))
+            before = _keep(self._live, (live_key, is_global), canonical(
+                dict(current), scope=scope, default_integration_types=self.defaults))
+        desired = _recent(self._desired, (id(body), is_global))
+        if desired is None or desired[0] is not body:
+            desired = _keep(self._desired, (id(body), is_global), (body, canonical(
+                dict(body), scope=scope, default_integration_types=self.defaults)))
         after = fill_unknown(desired[1], before)
         pair = (live_key, id(body), is_global)
-        changes = self._changes.get(pair)
+        changes = _recent(self._changes, pair)
         if changes is None:
-            changes = self._changes[pair] = tuple(
-                FieldChange(*c) for c in field_changes(before, after))
+            changes = _keep(self._changes, pair, tuple(
+                FieldChange(*c) for c in field_changes(before, after)))
         return after, changes
+
+
+FORMS_KEPT = 1024  # entries of each table of _Forms
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _recent(table: dict[K, V], key: K) -> V | None:
+    """``table[key]`` made the most recent entry, or None."""
+    value = table.pop(key, None)
+    if value is not None:
+        table[key] = value
+    return value
+
+
+def _keep(table: dict[K, V], key: K, value: V) -> V:
+    """``value`` kept under ``key``, the least recently used entry dropped past
+    :data:`FORMS_KEPT`."""
+    table[key] = value
+    if len(table) > FORMS_KEPT:
+        del table[next(iter(table))]
+    return value
 
 
 _INSTANCE_KEYS = frozenset({"id", "application_id", "guild_id", "version"})
