@@ -148,7 +148,7 @@ class _Rows(html.parser.HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "table":
-            self._in_requests = dict(attrs).get("class") == "requests"
+            self._in_requests = "requests" in (dict(attrs).get("class") or "").split()
         self._in_body = self._in_body or (self._in_requests and tag == "tbody")
         if self._in_body and tag == "tr":
             self.rows.append([])

@@ -3,12 +3,14 @@
 Each page is a GET with its choices in the query string (``application``,
 ``scope`` or ``guild``, ``command``, ``locale``, filters), so every view has
 an address to bookmark or share, and a reload shows it again. Unknown
-choices fall back to the first there is.
+choices fall back to the first there is; the Commands page's scope, when none
+is chosen, to the first that has commands (global first).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -27,6 +29,7 @@ from cmdsync.model import LOCALES, CommandType
 _BUCKETS = {f"{route.method} {route.path}": route.bucket for route in ROUTES}
 LOCALE_CHOICES = sorted(LOCALES, key=lambda tag: (tag != "en-US", tag.lower()))
 _LOG_LIMIT = 500
+LOCAL_STATE = os.path.join(".cmdsync", "local.sqlite")  # cmdsync.runners.session's
 
 
 def _emulator(request: Request) -> Emulator:
@@ -58,6 +61,15 @@ def scope_commands(emulator: Emulator, app_id: str, scopes: list[str]
         return [c for scope in scopes for c in emulator.store.commands(db, app_id, scope)]
 
 
+def scope_counts(emulator: Emulator, app_id: str) -> dict[str, int]:
+    """How many commands ``app_id`` has in each scope that has any (``global`` or a
+    guild's id)."""
+    with emulator.store.transaction() as db:
+        rows = db.execute("SELECT guild_id, COUNT(*) FROM commands WHERE application_id = ? "
+                          "GROUP BY guild_id", (app_id,)).fetchall()
+    return {row[0] or "global": int(row[1]) for row in rows}
+
+
 def base(request: Request, current: str) -> dict[str, Any]:
     emulator = _emulator(request)
     apps = _applications(emulator)
@@ -71,13 +83,17 @@ async def commands_page(request: Request) -> Response:
     emulator, context = _emulator(request), base(request, "commands")
     app: Application | None = context["app"]
     scopes = ["global", *[g["id"] for g in context["guilds"]]]
-    scope = pick(request.query_params.get("scope"), scopes) or "global"
+    counts = scope_counts(emulator, app.id) if app else {}
+    with_commands = [s for s in scopes if counts.get(s)]
+    scope = pick(request.query_params.get("scope"), scopes,
+                 with_commands[0] if with_commands else "global") or "global"
     locale = pick(request.query_params.get("locale"), LOCALE_CHOICES, "en-US") or "en-US"
     stored = scope_commands(emulator, app.id, ["" if scope == "global" else scope]) \
         if app else []
     rendered = [bodies.command(c, app) for c in stored] if app else []
     context.update(scope=scope, scopes=scopes, locale=locale, locales=LOCALE_CHOICES,
-                   picker=views.picker(stored, rendered, locale))
+                   picker=views.picker(stored, rendered, locale),
+                   elsewhere=[(s, counts[s]) for s in with_commands if s != scope])
     return web.page(request, "commands.html", context)
 
 
@@ -110,14 +126,23 @@ async def log_page(request: Request) -> Response:
                    or text in e["bucket"].lower()
                    or text in e["ratelimit"].get("X-RateLimit-Bucket", "")]
     apps = [a.id for a in context["applications"]]
+    path = state_file(emulator)
     context.update(entries=entries[:_LOG_LIMIT], shown=min(len(entries), _LOG_LIMIT),
                    matched=len(entries), counts=emulator.log.counts(), status=status, q=text,
                    budgets=views.budgets(emulator.store, apps, now=emulator.clock(),
                                          limit=emulator.limits.daily_creates),
                    exchanges=_exchanges(emulator, query.get("application")),
                    faults=emulator.faults.counts, sessions=emulator.gateway.sessions(),
-                   ratelimit=emulator.limiter.config)
+                   ratelimit=emulator.limiter.config, state_file=path,
+                   local=path.endswith(os.sep + LOCAL_STATE))
     return web.page(request, "log.html", context)
+
+
+def state_file(emulator: Emulator) -> str:
+    """The path of the emulator's SQLite state file, ``""`` when it is in memory."""
+    with emulator.store.transaction() as db:
+        row = db.execute("PRAGMA database_list").fetchone()
+    return str(row[2] or "") if row is not None else ""
 
 
 def _log_row(entry: LogEntry) -> dict[str, Any]:
