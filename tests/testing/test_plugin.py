@@ -119,8 +119,11 @@ async def test_each_test_starts_from_the_seed(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
         with pytest.raises(InvocationFailed, match="the client would not send it.*await "
-                                                   "bot.tree.sync"):
+                                                   "bot.tree.sync") as caught:
             await discord_emulator.invoke("/slow")  # not synced in this test: unknown
+    assert "cmdsync apply" not in str(caught.value), caught.value  # not for a bot's test
+    assert str(caught.value).endswith(": register the bot's commands in this test first: "
+                                      "`await bot.tree.sync()`, or your library's sync")
 
 
 @pytest.mark.anyio
@@ -129,8 +132,12 @@ async def test_channel_messages_and_a_refused_answer(discord_emulator):
     async with discord_emulator.connect(bot):
         await bot.tree.sync()
         result = await discord_emulator.invoke("/announce")
-        with pytest.raises(InvocationFailed, match="its callback was refused: HTTP 400 50035"):
+        with pytest.raises(InvocationFailed, match="This interaction failed: the bot's "
+                           "callback was refused: HTTP 400 50035") as caught:
             await discord_emulator.invoke("/long")
+    assert "did not respond" not in str(caught.value)  # it did: Discord refused the answer
+    assert "no other response came within 3 seconds of INTERACTION_CREATE" in str(
+        caught.value)
     assert result.content == "announced" and result.ephemeral
     assert [m["content"] for m in result.channel_messages] == ["the shop is open"]
     assert result.channel_messages[0]["channel_id"] == "666666666666666667"

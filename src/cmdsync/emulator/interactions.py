@@ -121,7 +121,8 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
             if _empty(answer):  # the response comes through the callback route, within
                 # the deadline, if it has not come already
                 called_back.wait(limits.interaction_deadline - (time.monotonic() - started))
-            _take_answer(store, app, interaction_id, answer, now)
+            _take_answer(store, app, interaction_id, answer, now,
+                         refusal=store.refusal(prepared.token))
         except Failed as exc:
             failure = str(exc)
     record_failure(store, interaction_id, failure)
@@ -148,12 +149,22 @@ def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
         called_back.wait(limits.interaction_deadline)
         refusal = store.refusal(prepared.token)
     result = exchange(store, interaction_id)
-    failure = None if result["response"] is not None else (
-        "the application did not respond: no POST /interactions/{id}/{token}/callback within "
-        f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE" + (
-            f"; its callback was refused: {refusal}" if refusal else ""))
+    failure = None if result["response"] is not None else refused_callback(
+        refusal, f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE") if refusal \
+        else ("the application did not respond: no POST /interactions/{id}/{token}/callback "
+              f"within {limits.interaction_deadline:g} seconds of INTERACTION_CREATE")
     record_failure(store, interaction_id, failure)
     return result | {"failure": failure}
+
+
+def refused_callback(refusal: str, deadline: str) -> str:
+    """The failure of an interaction whose bot did call back, with a response Discord
+    refused (``refusal``: the HTTP status, code and message), and that had no other
+    response within ``deadline``: a refused callback does not acknowledge the
+    interaction, so the client shows "This interaction failed" once Discord's 3
+    seconds pass (Discord's "Receiving and Responding": the initial response)."""
+    return (f"the bot's callback was refused: {refusal}; no other response came within "
+            f"{deadline}, so the interaction stayed unanswered")
 
 
 def _empty(answer: delivery.Answer) -> bool:
@@ -163,7 +174,7 @@ def _empty(answer: delivery.Answer) -> bool:
 
 
 def _take_answer(store: Store, app: Application, interaction_id: str,
-                 answer: delivery.Answer, now: float) -> None:
+                 answer: delivery.Answer, now: float, *, refusal: str | None = None) -> None:
     if answer.failure:
         raise Failed(f"the application did not respond: {answer.failure}")
     if _empty(answer):
@@ -171,6 +182,8 @@ def _take_answer(store: Store, app: Application, interaction_id: str,
             record = store.interaction(db, interaction_id=interaction_id)
             if record is not None and record["response"] is not None:
                 return  # answered through the callback route
+        if refusal:
+            raise Failed(refused_callback(refusal, "the deadline"))
         raise Failed(f"the application answered HTTP {answer.status} with no response and "
                      "did not call POST /interactions/{id}/{token}/callback within "
                      "the deadline")

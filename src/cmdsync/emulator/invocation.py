@@ -85,6 +85,9 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 MAX_STRING = 6000  # characters in a string option's value
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
+# How a refusal for an unknown command ends when nothing else explains it (the
+# pytest plugin words it for a test: cmdsync.testing).
+APPLY_FIRST = "apply your manifest first (cmdsync apply)"
 
 
 class Refused(Exception):
@@ -370,7 +373,7 @@ def _hint(store: Store, db: sqlite3.Connection, app: Application, kind: CommandT
     close = difflib.get_close_matches(name, [c.name for c in here if c.type == kind], n=1)
     if close:
         return f"did you mean {close[0]!r}?"
-    return "apply your manifest first (cmdsync apply)"
+    return APPLY_FIRST
 
 
 def _installations(store: Store, app: Application, body: Mapping[str, Any], where: _Where,

@@ -253,22 +253,34 @@ class DiscordEmulator:
         invoked = await asyncio.to_thread(run, connection, request,
                                           application_id=self.application_id, env=env)
         if invoked.refused or invoked.outdated:
-            why = str(invoked.refused or invoked.outdated)
-            hint = (" (register the bot's commands in this test first: `await "
-                    "bot.tree.sync()`, or your library's sync)") if "has no " in why \
-                and "command named" in why else ""
-            raise InvocationFailed(f"the client would not send it: {why}{hint}")
+            raise InvocationFailed(f"the client would not send it: "
+                                   f"{_in_a_test(str(invoked.refused or invoked.outdated))}")
         failure = invoked.exchange.get("failure")
         if failure:
             hint = (" (did the handler raise? the bot's log says)"
-                    if "did not respond" in str(failure) and "refused" not in str(failure)
-                    else "")
+                    if "did not respond" in str(failure) else "")
             raise InvocationFailed(f"This interaction failed: {failure}{hint}")
         from cmdsync.emulator import messages
 
         sent = messages.sent(self.emulator.store,
                              after=str(invoked.exchange["interaction"]["id"]))
         return Invocation.from_exchange(invoked.exchange, sent)
+
+
+_SYNC = ("register the bot's commands in this test first: `await bot.tree.sync()`, or "
+         "your library's sync")
+
+
+def _in_a_test(why: str) -> str:
+    """The client's refusal worded for a bot's test: an unknown command is registered by
+    the bot's own sync in the test, not by ``cmdsync apply`` (whose hint it replaces)."""
+    from cmdsync.emulator.invocation import APPLY_FIRST
+
+    if why.endswith(APPLY_FIRST):
+        return why[:-len(APPLY_FIRST)] + _SYNC
+    if "has no " in why and "command named" in why:
+        return f"{why} (or {_SYNC})"
+    return why
 
 
 def _library(bot: Any) -> str | None:

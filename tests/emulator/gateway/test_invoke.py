@@ -80,6 +80,29 @@ async def test_a_bot_that_does_not_answer_is_a_failure(cli: Any, raw: Any) -> No
                    "INTERACTION_CREATE\n")
 
 
+@pytest.mark.parametrize("limits", [Limits(interaction_deadline=2.0)])
+async def test_a_refused_callback_is_said_first(cli: Any, raw: Any, served: Served) -> None:
+    """The bot did respond; Discord refused the callback (a reply over 2,000 characters),
+    which leaves the interaction unanswered: the failure says so, not "did not respond"."""
+    bot = await raw()
+    await bot.identify(intents=1)
+    await bot.recv()
+    invoked = asyncio.create_task(cli("--guild", GUILD_ID, "/ping"))
+    interaction = (await bot.recv())["d"]
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(
+            f"{served[1]}/api/v10/interactions/{interaction['id']}/{interaction['token']}"
+            "/callback", json={"type": 4, "data": {"content": "x" * 2001}})
+    assert answer.status_code == 400
+    code, out, _ = await invoked
+    assert code == 1
+    failure = out.split("\n")[1]
+    assert failure.startswith("This interaction failed: the bot's callback was refused: "
+                              "HTTP 400 50035"), out
+    assert failure.endswith("; no other response came within 2 seconds of "
+                            "INTERACTION_CREATE, so the interaction stayed unanswered"), out
+
+
 async def test_an_endpoint_url_wins_over_a_connected_bot(cli: Any, raw: Any,
                                                          served: Served) -> None:
     bot = await raw()
