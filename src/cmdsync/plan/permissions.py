@@ -111,7 +111,10 @@ def _where(change: CommandChange, desired: DesiredState, live: LiveState,
     manifest's put back (or set), live ones lost where the manifest sets none."""
     guilds = {g for g in live.scopes if g != GLOBAL} | {
         g for g, s in desired.scopes.items() if g != GLOBAL and s.permissions is not None}
-    back, new, lost, unmanaged = [], [], [], []
+    back: list[str] = []
+    new: list[str] = []
+    lost: list[str] = []
+    unmanaged: list[str] = []
     for guild in sorted(guilds, key=lambda g: (0, int(g)) if g.isdigit() else (1, 0)):
         live_has = bool(live.scope(guild).permissions.get(str(change.id))) \
             if change.id else False
