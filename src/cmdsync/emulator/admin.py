@@ -2,6 +2,9 @@
 
 No authentication; faults and rate limits never apply here.
 
+- ``GET /_emulator/``: ``{"routes": [{"method", "path", "description"}],
+  "docs"}``, this list (:data:`INDEX`), the gateway's routes included, and
+  the address of its documentation.
 - ``POST /_emulator/reset``: forget every command, overwrite, token and count,
   clear the request log, and apply the seed again; a non-empty body (a seed in
   YAML or JSON, see :mod:`cmdsync.emulator.seed`) replaces the seed first.
@@ -84,8 +87,37 @@ Handler = Callable[[Request], Awaitable[Response]]
 BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml")
 
 
+DOCS = "https://cmdsync.github.io/cmdsync/emulator/admin/"
+INDEX: tuple[tuple[str, str, str], ...] = (  # (method, path, what it does)
+    ("GET", "/_emulator/", "this index of the admin routes"),
+    ("POST", "/_emulator/reset", ("forget every command, overwrite, token and count, clear the "
+     "request log, apply the seed again (a seed in the body replaces it first); 204")),
+    ("POST", "/_emulator/seed", ("add the seed's applications, guilds (with their fixtures) "
+     "and users; what is there keeps the keys the seed leaves out; 204")),
+    ("GET", "/_emulator/log", ("the requests this emulator served, their counts, and the "
+     "faults injected")),
+    ("DELETE", "/_emulator/log", "clear the requests and their counts; 204"),
+    ("GET", "/_emulator/state", ("every application, guild, command (as stored), permission "
+     "overwrite and daily create count")),
+    ("GET", "/_emulator/config", "the rate limits, faults, limits and gateway settings"),
+    ("PUT", "/_emulator/config", ("change the settings it names (ratelimit, faults, limits, "
+     "gateway)")),
+    ("POST", "/_emulator/interactions", ("run a command as a user in the client would (what "
+     "cmdsync invoke sends): the interaction, the response, its failure, the messages")),
+    ("GET", "/_emulator/interactions/{interaction_id}", ("that exchange as it is now, "
+     "follow-ups and failure included")),
+    ("GET", "/_emulator/messages", ("the messages bots sent through the channel routes "
+     "(?channel_id=, ?after=)")),
+    ("GET", "/_emulator/gateway", "the gateway sessions"),
+    ("POST", "/_emulator/gateway/{action}", ("to the gateway connections: drop (close them), "
+     "reconnect (op 7), heartbeat (op 1) or dispatch (any event)")),
+    ("DELETE", "/_emulator/guilds/{guild_id}/members/{user_id}", ("remove a member fixture "
+     "and dispatch GUILD_MEMBER_REMOVE; 204, 404 if none")))
+
+
 def routes() -> list[Route]:
-    return [Route("/reset", _guarded(reset), methods=["POST"]),
+    return [Route("/", _guarded(index), methods=["GET"]),
+            Route("/reset", _guarded(reset), methods=["POST"]),
             Route("/seed", _guarded(seed), methods=["POST"]),
             Route("/log", _guarded(log), methods=["GET", "DELETE"]),
             Route("/state", _guarded(state), methods=["GET"]),
@@ -141,6 +173,11 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+async def index(request: Request) -> Response:
+    return JSONResponse({"routes": [{"method": method, "path": path, "description": text}
+                                    for method, path, text in INDEX], "docs": DOCS})
 
 
 async def reset(request: Request) -> Response:
