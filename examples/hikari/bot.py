@@ -1,19 +1,23 @@
 """A hikari RESTBot (HTTP interactions) to try with `cmdsync invoke` against the emulator.
 
-    cmdsync emulator --port 8787 &                     # prints the bot token and public key
-    cmdsync apply --auto-approve --api-url http://127.0.0.1:8787/api/v10 examples/hikari/commands.yaml
-    python examples/hikari/bot.py &                    # serves interactions on port 8000
-    cmdsync invoke --api-url http://127.0.0.1:8787/api/v10 \\
-        --endpoint http://127.0.0.1:8000/ --guild 222222222222222222 '/ping'
+In one terminal, `cmdsync emulator` (it prints the bot token and the public key);
+in another (as docs/testing/invoke.md gives it):
 
-The bot reads DISCORD_BOT_TOKEN, DISCORD_PUBLIC_KEY (the application's
-verify_key), DISCORD_API_URL (its REST base: the emulator's; default
-CMDSYNC_API_URL, else http://127.0.0.1:8787/api/v10) and PORT.
+    export CMDSYNC_API_URL=http://127.0.0.1:8787/api/v10 DISCORD_BOT_TOKEN=emulator-bot-token DISCORD_APPLICATION_ID=111111111111111111
+    cmdsync apply --auto-approve examples/hikari/commands.yaml > /dev/null
+    DISCORD_PUBLIC_KEY=cee21bdaa4cc4d64a13b77459e5816ae5d4143290aeb5512a3901dbb4da11d73 python examples/hikari/bot.py &
+    cmdsync invoke --endpoint http://127.0.0.1:8000/ --guild 222222222222222222 '/ping'
+
+The bot reads DISCORD_BOT_TOKEN and DISCORD_PUBLIC_KEY (the application's
+verify_key, which `cmdsync emulator` prints), both required (without one it
+exits 2 naming it), DISCORD_API_URL (its REST base: the emulator's; default
+CMDSYNC_API_URL, else http://127.0.0.1:8787/api/v10) and PORT (default 8000).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -88,8 +92,24 @@ def build_bot(token: str, public_key: str, rest_url: str) -> hikari.RESTBot:
     return bot
 
 
+MISSING = {
+    "DISCORD_BOT_TOKEN": "the bot token `cmdsync emulator` prints (emulator-bot-token)",
+    "DISCORD_PUBLIC_KEY": "the public key (verify_key) `cmdsync emulator` prints",
+}
+
+
+def required(name: str) -> str:
+    """The environment variable ``name``; exit 2 with one line naming it when unset."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        print(f"examples/hikari/bot.py: {name} is not set: set it to {MISSING[name]}",
+              file=sys.stderr)
+        raise SystemExit(2)
+    return value
+
+
 if __name__ == "__main__":
-    build_bot(os.environ["DISCORD_BOT_TOKEN"], os.environ["DISCORD_PUBLIC_KEY"],
-              os.environ.get("DISCORD_API_URL") or os.environ.get(
+    token, public_key = required("DISCORD_BOT_TOKEN"), required("DISCORD_PUBLIC_KEY")
+    build_bot(token, public_key, os.environ.get("DISCORD_API_URL") or os.environ.get(
                   "CMDSYNC_API_URL", "http://127.0.0.1:8787/api/v10"),
               ).run(port=int(os.environ.get("PORT", "8000")), check_for_updates=False)

@@ -25,7 +25,8 @@ def emulator(
         help="SQLite file that keeps the state across restarts (default: in memory).")]
         = None,
     seed: Annotated[str | None, typer.Option(
-        help="YAML file of applications, guilds, users and tokens (see README).")] = None,
+        help="YAML file of applications, guilds, users and tokens (see docs/emulator/seed.md, "
+        "https://cmdsync.github.io/cmdsync/emulator/seed/).")] = None,
     global_limit: Annotated[int, typer.Option(
         help="Requests per second per token before 429 (Discord: 50; 0 disables).")] = 50,
     local: Annotated[bool, typer.Option(

@@ -284,7 +284,7 @@ def _prefix(project: Project) -> str:
 
 
 STARTER_CONFIG = """\
-# cmdsync's project configuration (https://github.com/cmdsync/cmdsync#configuration).
+# cmdsync's project configuration (https://cmdsync.github.io/cmdsync/configuration/).
 # `cmdsync validate`, `plan` and `apply` read the manifests below when given no paths.
 
 # Manifest files, directories or globs, relative to this file.
