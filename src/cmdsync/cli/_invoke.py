@@ -57,7 +57,8 @@ def invoke(
         "--user", help="As this user (default: the guild's owner).", metavar="ID",
         show_default=False)] = None,
     locale: Annotated[str, typer.Option(
-        "--locale", help="The user's client locale (the interaction's locale).",
+        "--locale", help="The user's client locale (the interaction's locale): names may "
+        "be typed as the client shows them in it (localized, else default).",
         metavar="TAG")] = "en-US",
     context: Annotated[ContextChoice | None, typer.Option(
         "--context", help="guild, bot_dm or private_channel (default: guild with --guild, "

@@ -15,7 +15,10 @@ Permissions" (overwrites and their precedence).
 The checks, in order:
 
 1. the command exists in the scope (guild commands of ``guild_id``, then
-   global ones), by its name or its name in the user's locale;
+   global ones), by its name or the name the client shows in the user's
+   locale (its localization, a fallback's: :mod:`cmdsync.emulator.command_line`
+   reads the command line, localized names of subcommands, options and
+   choices included, and the interaction carries the default names);
 2. read-repair: the client remembers the ``version`` of each global
    command it last saw; a different version now means the client's copy is
    outdated, so the invocation is answered with Discord's 50035
@@ -46,10 +49,8 @@ The checks, in order:
 from __future__ import annotations
 
 import difflib
-import math
 import re
 import secrets
-import shlex
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -57,6 +58,17 @@ from typing import Any
 
 from cmdsync.emulator import profiles
 from cmdsync.emulator.bodies import command as render_command
+from cmdsync.emulator.command_line import (
+    Line,
+    Refused,
+    choice_value,
+    in_other_locales,
+    named,
+    number,
+    parse_line,
+    read_line,
+    shown_name,
+)
 from cmdsync.emulator.database import Application, Store, StoredCommand
 from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import (
@@ -72,6 +84,12 @@ from cmdsync.model import (
     Permission,
 )
 
+__all__ = [  # Line, Refused and parse_line live in command_line, and are public here too
+    "APPLICATION_COMMAND", "APPLY_FIRST", "ATTACHMENT_SIZE_LIMIT", "AUTOCOMPLETE",
+    "JOINED_AT", "MAX_STRING", "Decision", "Invocation", "Line", "Outdated", "Prepared",
+    "Refused", "app_permissions", "dm_channel_id", "fixture_message", "member_decision",
+    "member_permissions", "parse_line", "permission_decision", "prepare"]
+
 APPLICATION_COMMAND, AUTOCOMPLETE = 2, 4  # interaction types
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024  # bytes, a guild without boosts
 JOINED_AT = "2024-01-01T00:00:00+00:00"  # every fixture member's join date
@@ -81,17 +99,10 @@ _CONTEXT_NAMES = {"guild": InteractionContext.GUILD, "bot_dm": InteractionContex
 _KINDS = {"chat_input": CommandType.CHAT_INPUT, "user": CommandType.USER,
           "message": CommandType.MESSAGE}
 _MENTION = re.compile(r"^<(@!?|@&|#)([0-9]{1,20})>$")
-_INTEGER = re.compile(r"-?[0-9]+")
-_DECIMAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 MAX_STRING = 6000  # characters in a string option's value
-_SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
 # How a refusal for an unknown command ends when nothing else explains it (the
 # pytest plugin words it for a test: cmdsync.testing).
 APPLY_FIRST = "apply your manifest first (cmdsync apply)"
-
-
-class Refused(Exception):
-    """The client would not send this invocation; the message says why."""
 
 
 class Outdated(Exception):
@@ -144,46 +155,6 @@ class Invocation:
         if not body.get("application_id"):
             raise Refused("application_id is required")
         return cls(**body)
-
-
-@dataclass(frozen=True)
-class Line:
-    """A parsed command line: the name, subcommand path and ``(name, value)`` options."""
-
-    name: str
-    path: tuple[str, ...]
-    options: tuple[tuple[str, str], ...]
-
-
-def parse_line(line: str) -> Line:
-    """``/mod ban user:<@1> reason:"spam"`` as a :class:`Line`; :class:`Refused` if bad.
-
-    Words are split as a POSIX shell does (quotes group, backslashes escape);
-    the first is ``/name``, the words without ``:`` that follow are the
-    subcommand group and subcommand, then ``name:value`` options.
-    """
-    try:
-        words = shlex.split(line)
-    except ValueError as exc:
-        raise Refused(f"cannot read the command line: {exc}: close the quote, and put a "
-                      "value holding ' in double quotes (reason:\"it's spam\")") from exc
-    if not words or not words[0].startswith("/") or len(words[0]) < 2:
-        raise Refused("a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
-    path: list[str] = []
-    options: list[tuple[str, str]] = []
-    for word in words[1:]:
-        name, colon, value = word.partition(":")
-        if colon and name:
-            options.append((name, value))
-        elif options:
-            raise Refused(f"{word!r} after the options: write options as name:value, and "
-                          "quote values with spaces (reason:\"two words\")")
-        else:
-            path.append(word)
-    if len(path) > 2:
-        raise Refused(f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
-                      "before the options")
-    return Line(words[0][1:], tuple(path), tuple(options))
 
 
 @dataclass
@@ -247,7 +218,7 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
     resolved: dict[str, dict[str, Any]] = {}
     if command.type == CommandType.CHAT_INPUT:
         line = parse_line(invocation.line or "")
-        options = _options(store, body, line, invocation.autocomplete, where, resolved)
+        options = _options(store, body, line, invocation, where, resolved)
         if options:
             data["options"] = options
     elif command.type in (CommandType.USER, CommandType.MESSAGE):
@@ -345,18 +316,28 @@ def _find_command(store: Store, db: sqlite3.Connection, app: Application,
         for command in store.commands(db, app.id, scope):
             if command.type != kind:
                 continue
-            localized = (command.body.get("name_localizations") or {}).get(invocation.locale)
-            if name in (command.name, localized):
+            if named(_names(command), name, invocation.locale):
                 return command
     place = f"in guild {where.guild['id']} or globally" if where.guild else "globally"
     raise Refused(f"application {app.id} has no {kind.name} command named {name!r} "
-                  f"{place}: {_hint(store, db, app, kind, name, scopes)}")
+                  f"{place}: {_hint(store, db, app, kind, name, scopes, invocation.locale)}")
+
+
+def _names(command: StoredCommand) -> dict[str, Any]:
+    return {"name": command.name,
+            "name_localizations": command.body.get("name_localizations")}
 
 
 def _hint(store: Store, db: sqlite3.Connection, app: Application, kind: CommandType,
-          name: str, scopes: list[str]) -> str:
-    """Why a command is not found, and what to do: another type, another guild, a typo."""
+          name: str, scopes: list[str], locale: str) -> str:
+    """Why a command is not found, and what to do: another locale, another type, another
+    guild, a typo."""
     here = [c for scope in scopes for c in store.commands(db, app.id, scope)]
+    localized = in_other_locales([_names(c) for c in here if c.type == kind], name, locale,
+                                 "/{name}" if kind == CommandType.CHAT_INPUT else
+                                 f"the {kind.name} command {{name!r}}")
+    if localized:
+        return localized
     same_name = [c for c in here if c.name == name]
     if same_name:
         other = CommandType(same_name[0].type)
@@ -545,60 +526,45 @@ def _label(body: Mapping[str, Any]) -> str:
 # -- options and targets ----------------------------------------------------------
 
 
-def _options(store: Store, body: Mapping[str, Any], line: Line, autocomplete: bool,
+def _options(store: Store, body: Mapping[str, Any], line: Line, invocation: Invocation,
              where: _Where, resolved: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    label = f"/{body['name']}"
-    definitions: list[dict[str, Any]] = list(body.get("options") or [])
-    wrappers: list[dict[str, Any]] = []
-    for word in line.path:
-        groups = [o for o in definitions if o["type"] in _SUBCOMMANDS]
-        match = next((o for o in groups if o["name"] == word), None)
-        if match is None:
-            known = ", ".join(o["name"] for o in groups)
-            raise Refused(f"{label} has no subcommand {word!r}" +
-                          (f": choose {known}" if known else ""))
-        label += f" {word}"
-        wrappers.append({"name": word, "type": match["type"]})
-        definitions = list(match.get("options") or [])
-    nested = [o for o in definitions if o["type"] in _SUBCOMMANDS]
-    if nested:
-        raise Refused(f"{label} needs a subcommand: {', '.join(o['name'] for o in nested)}")
-    by_name = {o["name"]: o for o in definitions}
+    """The interaction's ``data.options`` for ``line`` (default names, checked values),
+    nested in its subcommand group and subcommand; :class:`Refused` as the client."""
+    locale, autocomplete = invocation.locale, invocation.autocomplete
+    read = read_line(body, line, locale)
+    label = read.label
     given: list[dict[str, Any]] = []
-    for index, (name, raw) in enumerate(line.options):
-        option = by_name.get(name)
-        if option is None:
-            known = ", ".join(by_name) or "none"
-            raise Refused(f"{label} has no option {name!r} (its options: {known})")
-        if any(g["name"] == name for g in given):
-            raise Refused(f"option {name} is given twice")
-        focused = autocomplete and index == len(line.options) - 1
-        given.append(_value(store, option, raw, focused, where, resolved))
+    for index, (option, raw) in enumerate(read.given):
+        focused = autocomplete and index == len(read.given) - 1
+        given.append(_value(store, option, raw, focused, where, resolved, locale))
     if autocomplete:
-        if not given or not by_name[given[-1]["name"]].get("autocomplete"):
-            typed = given[-1]["name"] if given else None
-            with_autocomplete = [o["name"] for o in definitions if o.get("autocomplete")]
+        typed = read.given[-1][0] if read.given else None
+        if typed is None or not typed.get("autocomplete"):
+            with_autocomplete = [shown_name(o, locale) for o in read.definitions
+                                 if o.get("autocomplete")]
             raise Refused(
-                (f"option {typed} of {label} has no autocomplete" if typed else
+                (f"option {shown_name(typed, locale)} of {label} has no autocomplete"
+                 if typed is not None else
                  f"autocomplete needs the option being typed, last: {label} NAME:VALUE")
                 + (f" (options with autocomplete: {', '.join(with_autocomplete)})"
                    if with_autocomplete else f" ({label} has no option with autocomplete)"))
     else:
-        missing = [o["name"] for o in definitions if o.get("required")
+        missing = [shown_name(o, locale) for o in read.definitions if o.get("required")
                    and not any(g["name"] == o["name"] for g in given)]
         if missing:
             raise Refused(f"{label} needs option {', '.join(missing)}")
-    for wrapper in reversed(wrappers):
-        wrapper["options"] = given
-        given = [wrapper]
+    for step in reversed(read.path):
+        given = [{**step, "options": given}]
     return given
 
 
 def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, where: _Where,
-           resolved: dict[str, dict[str, Any]]) -> dict[str, Any]:
+           resolved: dict[str, dict[str, Any]], locale: str) -> dict[str, Any]:
+    """The option as the interaction carries it (its default name, the value read as its
+    type); :class:`Refused` worded with the name the client shows in ``locale``."""
     kind = OptionType(option["type"])
-    name = option["name"]
-    out: dict[str, Any] = {"name": name, "type": int(kind)}
+    name = shown_name(option, locale)
+    out: dict[str, Any] = {"name": option["name"], "type": int(kind)}
     if focused:
         out["focused"] = True
         out["value"] = raw
@@ -612,7 +578,7 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
         raise Refused(f"option {name} has no value: write {name}:VALUE (the client sends no "
                       "empty option)")
     if kind == OptionType.STRING:
-        value: Any = _choice(option, raw, raw)
+        value: Any = choice_value(option, raw, raw, locale)
         low, high = option.get("min_length"), option.get("max_length", MAX_STRING)
         if (low is not None and len(value) < low) or len(value) > high:
             raise Refused(f"option {name} must be {low or 1} to {high} characters long, not "
@@ -620,8 +586,8 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
     elif kind in (OptionType.INTEGER, OptionType.NUMBER):
         number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
         # With choices the client offers only them, whatever is typed: one message.
-        value = _choice(option, raw, raw) if option.get("choices") else \
-            _number(raw, integer=kind == OptionType.INTEGER)
+        value = choice_value(option, raw, raw, locale) if option.get("choices") else \
+            number(raw, integer=kind == OptionType.INTEGER)
         if value is None:
             raise Refused(f"option {name}: {raw!r} is not {number_kind} between "
                           f"-{MAX_NUMBER} and {MAX_NUMBER}")
@@ -641,32 +607,6 @@ def _value(store: Store, option: Mapping[str, Any], raw: str, focused: bool, whe
         value = _mention(store, kind, name, raw, option, where, resolved)
     out["value"] = value
     return out
-
-
-def _number(raw: str, *, integer: bool) -> int | float | None:
-    """``raw`` as the client reads a number: ASCII digits, finite, within 2^53; else None."""
-    pattern = _INTEGER if integer else _DECIMAL
-    if not pattern.fullmatch(raw):
-        return None
-    value = int(raw) if integer else float(raw)
-    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
-        return None
-    return value
-
-
-def _choice(option: Mapping[str, Any], raw: str, value: Any) -> Any:
-    """The choice's value for ``raw`` (a choice's value or name), or ``value`` without
-    choices; :class:`Refused` when ``raw`` is none of them."""
-    choices = option.get("choices")
-    if not choices:
-        return value
-    for choice in choices:
-        if str(choice["value"]) == raw or choice["name"] == raw:
-            return choice["value"]
-    if value is None:
-        return None
-    names = ", ".join(str(c["name"]) for c in choices)
-    raise Refused(f"option {option['name']} must be one of: {names}")
 
 
 def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mapping[str, Any],
