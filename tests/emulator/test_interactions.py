@@ -224,6 +224,26 @@ def callback(api: httpx.Client, interaction: dict[str, Any], body: dict[str, Any
                            f"/callback{query}", json=body)
 
 
+def test_a_refused_callback_is_said_first(
+        served: tuple[Emulator, httpx.Client, httpx.Client],
+        ready: tuple[httpx.Client, httpx.Client, Endpoint]) -> None:
+    """The bot answered 202 and called back with a reply Discord refuses (over 2,000
+    characters): the failure says the callback was refused, not that it did not answer."""
+    _, api, admin = served
+
+    def too_long(payload: dict[str, Any]) -> tuple[int, Any]:
+        answered = callback(api, payload, {"type": 4, "data": {"content": "x" * 2001}})
+        assert answered.status_code == 400, answered.text
+        return 202, None
+
+    ready[2].answer = too_long
+    assert admin.put("/config", json={"limits": {"interaction_deadline": 2}}).is_success
+    failure = invoke(admin).json()["failure"]
+    assert failure.startswith("the bot's callback was refused: HTTP 400 50035"), failure
+    assert failure.endswith("; no other response came within the deadline, so the "
+                            "interaction stayed unanswered"), failure
+
+
 def test_the_callback_route_and_follow_ups(
         served: tuple[Emulator, httpx.Client, httpx.Client],
         ready: tuple[httpx.Client, httpx.Client, Endpoint], clock: FakeClock) -> None:
