@@ -268,17 +268,21 @@ async def planning(paths: list[str], *, connection: Connection, application_id: 
     open inside the block (``apply`` writes through it).
 
     With ``pipelined`` (and a remote connection whose ``pipelined`` is not
-    False, by default one over the network; manifest files only) reads start
-    at once, while a worker thread validates (see the module docstring);
-    else in order: validation, then the session and the reads.
+    False, by default one over the network whose client paces its requests
+    (``global_limit`` above 0); manifest files only) reads start at once,
+    while a worker thread validates (see the module docstring); else in
+    order: validation, then the session and the reads.
     ``before_requests`` is called once validation has passed, before the
     session opens (it may raise to stop the run; pipelined, requests have
     started by then: pass ``pipelined=False`` when it may raise). Raises as
     :func:`prepare`, :func:`~cmdsync.runners.session.open_session` and
     :func:`plan_session` do, in that order.
     """
+    # By default over the network, and only where the client paces its requests: with
+    # no limit the reads wait on nothing, and the worker thread would only slow them.
+    limited = connection.config is None or connection.config.global_limit > 0
     overlap = connection.pipelined if connection.pipelined is not None \
-        else connection.transport is None
+        else connection.transport is None and limited
     if pipelined and overlap and not connection.local \
             and not any(is_code_source(p) for p in paths):
         async with _pipelined(paths, connection=connection, application_id=application_id,

@@ -72,7 +72,8 @@ class Connection:
     remote sessions, in tests; ``config`` tunes the client. ``pipelined``:
     whether ``plan`` and ``apply`` start reading before the manifests are
     validated (:func:`cmdsync.runners.plan.planning`); None (the default) for
-    a session over the network, not for ``--local`` or a ``transport``.
+    a session over the network whose client paces its requests, not for
+    ``--local``, a ``transport`` or ``global_limit=0``.
     """
 
     api_url: str | None = None
@@ -84,7 +85,8 @@ class Connection:
     transport: Any = None
     environment: str | None = None  # cmdsync.toml's environment: where `cmdsync login` stored
     # plan's reads start while the manifests are validated (cmdsync.runners.plan.planning):
-    # None for over the network only (not --local, nor a transport); True or False to say
+    # None for over the network with a paced client only (not --local, nor a transport,
+    # nor global_limit=0); True or False to say
     pipelined: bool | None = None
 
 
@@ -241,6 +243,7 @@ class EarlyReads:
         self.client = client
         self.application_id: str | None = None
         self.started: list[str] = []
+        self.seen: dict[Any, Any] = {}  # equal values of the commands read, kept once
         self._application: asyncio.Task[Any] | None = None
         self._scopes: dict[str, asyncio.Task[tuple[Any, Any]]] = {}
 
@@ -271,10 +274,10 @@ class EarlyReads:
                     ) -> tuple[Any, Any]:
         commands_call = endpoints.list_commands(self.client, application_id, scope)
         if not permissions:
-            return await commands_call, None
+            return _shared(await commands_call, self.seen), None
         found = await asyncio.gather(commands_call, endpoints.list_guild_permissions(
             self.client, application_id, scope))
-        return found[0], found[1]
+        return _shared(found[0], self.seen), found[1]
 
     @staticmethod
     def _start(call: Any) -> asyncio.Task[Any]:
@@ -323,7 +326,7 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     wanted = sorted(set(scopes), key=scope_order)
     needed = set(wanted if need_permissions is None else need_permissions)
     readable = client.can_read_permissions and not only_needed
-    seen: dict[Any, Any] = {}
+    seen: dict[Any, Any] = early.seen if early is not None else {}
 
     async def one(scope: str) -> LiveScope:
         with_permissions = not (scope == "global" or (scope not in needed and not readable))
