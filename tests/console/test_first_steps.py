@@ -8,30 +8,31 @@ import html
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
-from starlette.testclient import TestClient
 
 from cmdsync.emulator import create_app, new_emulator
 from cmdsync.emulator.console import pages
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.seed import APPLICATION_ID, GUILD_ID
+from cmdsync.emulator.server import BackgroundServer
 from tests.support.emulator import BOT, emulator
 
-BASE = "http://127.0.0.1:8787"
 GLOBAL = f"/api/v10/applications/{APPLICATION_ID}/commands"
 GUILD = f"/api/v10/applications/{APPLICATION_ID}/guilds/{GUILD_ID}/commands"
 TWO = [{"name": "ping", "description": "Ping"}, {"name": "shop", "description": "Shop"}]
 
 
 @pytest.fixture
-def client() -> Iterator[TestClient]:
-    with TestClient(create_app(emulator()), base_url=BASE) as test_client:
+def client() -> Iterator[httpx.Client]:
+    with served(emulator()) as test_client:
         yield test_client
 
 
-def put(client: TestClient, path: str, commands: list[dict[str, str]]) -> None:
+def put(client: httpx.Client, path: str, commands: list[dict[str, str]]) -> None:
     answer = client.put(path, headers=BOT, json=commands)
     assert answer.status_code == 200, answer.text
 
@@ -53,7 +54,7 @@ def names(page: str) -> list[str]:
     return re.findall(r'<span class="command-name"[^>]*>([^<]+)</span>', page)
 
 
-def test_with_no_scope_chosen_the_guild_with_commands_is_shown(client: TestClient) -> None:
+def test_with_no_scope_chosen_the_guild_with_commands_is_shown(client: httpx.Client) -> None:
     """The hikari example's commands are all in one guild: the root URL shows them."""
     put(client, GUILD, TWO)
     page = client.get("/").text  # to /console/commands, no scope in the query
@@ -62,7 +63,7 @@ def test_with_no_scope_chosen_the_guild_with_commands_is_shown(client: TestClien
     assert "No commands" not in page
 
 
-def test_global_commands_come_first_when_there_are_some(client: TestClient) -> None:
+def test_global_commands_come_first_when_there_are_some(client: httpx.Client) -> None:
     put(client, GUILD, TWO)
     put(client, GLOBAL, [{"name": "help", "description": "Help"}])
     page = client.get("/console/commands").text
@@ -70,7 +71,7 @@ def test_global_commands_come_first_when_there_are_some(client: TestClient) -> N
     assert names(page) == ["help"]
 
 
-def test_an_empty_scope_names_the_scopes_that_have_commands(client: TestClient) -> None:
+def test_an_empty_scope_names_the_scopes_that_have_commands(client: httpx.Client) -> None:
     put(client, GUILD, TWO)
     page = client.get("/console/commands", params={"scope": "global", "locale": "fr"}).text
     assert text(page, r'<p class="empty">.*?</p>') == \
@@ -81,19 +82,24 @@ def test_an_empty_scope_names_the_scopes_that_have_commands(client: TestClient) 
         f"/console/commands?application={APPLICATION_ID}&amp;scope={GUILD_ID}&amp;locale=fr"]
 
 
-def test_with_no_command_anywhere_the_page_says_how_to_apply(client: TestClient) -> None:
+def test_with_no_command_anywhere_the_page_says_how_to_apply(client: httpx.Client) -> None:
     page = client.get("/console/commands").text
     assert selected_scope(page) == ["global"]
     assert text(page, r'<p class="empty">.*?</p>') == (
         "No commands in this scope yet. Apply a manifest: cmdsync apply --api-url "
-        f"{BASE}/api/v10 commands.yaml")
+        f"{client.base_url.scheme}://{client.base_url.host}:{client.base_url.port}/api/v10 "
+        "commands.yaml")
 
 
 # -- the Log of a shared state file ------------------------------------------------------
 
 
-def served(instance: Emulator) -> TestClient:
-    return TestClient(create_app(instance), base_url=BASE)
+@contextmanager
+def served(instance: Emulator) -> Iterator[httpx.Client]:
+    """The app under a real server on loopback, and a client that follows its redirects."""
+    with BackgroundServer(create_app(instance)) as base, \
+            httpx.Client(base_url=base, follow_redirects=True) as client:
+        yield client
 
 
 def test_the_log_of_local_state_says_other_processes_requests_are_not_in_it(
@@ -132,7 +138,7 @@ def test_the_log_of_another_state_file_names_it(tmp_path: Path) -> None:
         instance.store.close()
 
 
-def test_an_emulator_in_memory_has_no_such_note(client: TestClient) -> None:
+def test_an_emulator_in_memory_has_no_such_note(client: httpx.Client) -> None:
     assert 'id="log-scope"' not in client.get("/console/log").text
 
 
