@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +89,7 @@ class DesiredState:
 
     def locations(self) -> Locations:
         """Where each ``(scope, type, name)`` is written, found when first asked for."""
-        return Locations(self.entries())
+        return Locations(self.entries)
 
 
 class Locations(Mapping[tuple[str, int, str], Location]):
@@ -97,12 +97,22 @@ class Locations(Mapping[tuple[str, int, str], Location]):
 
     Locating a command costs its file's positions (read again with PyYAML
     when the file was read without them), so each is found on first access:
-    a plan's annotations ask only for the commands that change.
+    a plan's annotations ask only for the commands that change. ``entries`` is
+    the mapping of each key to its manifest entry, or a function that makes it,
+    called on first use (a plan printed as text never asks).
     """
 
-    def __init__(self, entries: Mapping[tuple[str, int, str], CommandEntry]) -> None:
-        self._entries = entries
+    def __init__(self, entries: Mapping[tuple[str, int, str], CommandEntry]
+                 | Callable[[], Mapping[tuple[str, int, str], CommandEntry]]) -> None:
+        self._source = entries
+        self._made: Mapping[tuple[str, int, str], CommandEntry] | None = None
         self._found: dict[tuple[str, int, str], Location] = {}
+
+    @property
+    def _entries(self) -> Mapping[tuple[str, int, str], CommandEntry]:
+        if self._made is None:
+            self._made = self._source() if callable(self._source) else self._source
+        return self._made
 
     def __getitem__(self, key: tuple[str, int, str]) -> Location:
         if key not in self._found:
