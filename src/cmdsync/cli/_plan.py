@@ -67,8 +67,6 @@ def plan(
 ) -> int:
     """Show, field by field, what apply would change in Discord."""
     from cmdsync.errors import EXIT_CHANGES
-    from cmdsync.render import diagnostics as render_diagnostics
-    from cmdsync.render import plan as render
     from cmdsync.runners.plan import plan_paths
 
     output = _plan_format(output)
@@ -79,6 +77,10 @@ def plan(
     connection = _with_environment(connection, env_name)
     run = plan_paths(paths, connection=connection, application_id=application_id,
                      prune=not no_prune, env=env, cwd=root)
+    # after the first request: plan_paths loads them while its reads wait
+    from cmdsync.render import diagnostics as render_diagnostics
+    from cmdsync.render import plan as render
+
     if run.validation.diagnostics:
         console.err(render_diagnostics.to_text(run.validation))
         if output is PlanFormat.github:

@@ -255,7 +255,7 @@ class _Forms:
         return after, changes
 
 
-FORMS_KEPT = 1024  # entries of each table of _Forms
+FORMS_KEPT = 256  # entries of each table of _Forms: above the 110 commands a scope can hold
 K = TypeVar("K")
 V = TypeVar("V")
 

@@ -372,7 +372,20 @@ def _outline_then_prepare(paths: list[str], connection: Connection, application_
         pass
     finally:
         loop.call_soon_threadsafe(outlined.put_nowait, None)
-    return prepare(paths, connection=connection, application_id=application_id, env=env)
+    prepared = prepare(paths, connection=connection, application_id=application_id, env=env)
+    _load_output_modules()
+    return prepared
+
+
+def _load_output_modules() -> None:
+    """Import, while the reads wait, the modules a plan needs once they are done (its
+    budget warnings, and the modules ``cmdsync plan`` prints it with), rather than
+    before the first request or after the last."""
+    import importlib
+
+    for name in ("cmdsync.apply.guardrails", "cmdsync.apply.ledger",
+                 "cmdsync.render.diagnostics", "cmdsync.render.plan"):
+        importlib.import_module(name)
 
 
 async def _read_outlined(early: EarlyReads, outlined: asyncio.Queue[Any],

@@ -35,7 +35,6 @@ from cmdsync.client.auth import Auth, Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient, check_base_url
 from cmdsync.errors import CmdsyncError
 from cmdsync.model import GLOBAL
-from cmdsync.plan.planfile import plan_key
 from cmdsync.state import LiveScope, LiveState, live_scope, scope_order
 from cmdsync.state.application import AppInfo, app_info
 
@@ -163,6 +162,8 @@ def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
     """The ``plan_hmac`` key (:func:`cmdsync.plan.planfile.plan_key`) of the credential
     ``connection`` reads live state with (for ``--local``, the local emulator's bot
     token); None without one (then saved plans carry no ``plan_hmac``)."""
+    from cmdsync.plan.planfile import plan_key  # not before a plan's first request
+
     if connection.local:
         from cmdsync.emulator.seed import BOT_TOKEN
 
