@@ -7,14 +7,9 @@ hikari needs Python 3.11 or newer; these tests are skipped without it.
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
 import json
 import shlex
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,6 +21,7 @@ from cmdsync.emulator.seed import ADMIN_ROLE_ID, BOT_TOKEN, MEMBER_ID, USER_TOKE
 from cmdsync.emulator.server import BackgroundServer
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, GUILD, USER_ID, http_client
+from tests.support.hikari import RunningBot, example_bot
 from tests.support.paths import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it
@@ -36,55 +32,6 @@ hikari = pytest.importorskip("hikari", reason="hikari[server] is not installed")
 
 ADMIN_ID = "333333333333333335"
 MANIFEST = EXAMPLES / "hikari" / "commands.yaml"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _example_bot() -> Any:
-    spec = importlib.util.spec_from_file_location("hikari_example_bot",
-                                                  EXAMPLES / "hikari" / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class RunningBot:
-    """A hikari RESTBot serving on a free port in its own thread and event loop."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.loop: asyncio.AbstractEventLoop | None = None
-        bot.add_startup_callback(self._started)
-        self.thread = threading.Thread(target=bot.run, kwargs={
-            "host": "127.0.0.1", "port": self.port, "check_for_updates": False,
-            "enable_signal_handlers": False, "close_loop": False}, daemon=True)
-
-    async def _started(self, _: Any) -> None:
-        self.loop = asyncio.get_running_loop()
-
-    def __enter__(self) -> RunningBot:  # noqa: PYI034 - typing.Self is 3.11+
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while True:  # until it accepts connections
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                if time.monotonic() > deadline or not self.thread.is_alive():
-                    raise RuntimeError("the hikari bot did not start") from None
-                time.sleep(0.05)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.loop is not None:
-            asyncio.run_coroutine_threadsafe(self.bot.close(), self.loop).result(30)
-        self.thread.join(30)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +46,7 @@ def world() -> Iterator[dict[str, str]]:
     with BackgroundServer(create_app(emulator)) as base, \
             http_client(f"{base}/api/v10", headers={"Authorization": f"Bot {BOT_TOKEN}"}) as api:
         verify_key = api.get("/applications/@me").json()["verify_key"]
-        bot = _example_bot().build_bot(BOT_TOKEN, verify_key, f"{base}/api/v10")
+        bot = example_bot().build_bot(BOT_TOKEN, verify_key, f"{base}/api/v10")
         with RunningBot(bot) as running:
             yield {"api_url": f"{base}/api/v10", "endpoint": running.url, "base": base}
 

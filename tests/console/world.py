@@ -13,12 +13,7 @@ without them the tests skip, saying why.
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,6 +36,7 @@ from cmdsync.emulator.seed import (
 from cmdsync.emulator.server import BackgroundServer
 from tests.support.browser import ARGS, chromium
 from tests.support.cli import clean_environment
+from tests.support.hikari import RunningBot, example_bot
 from tests.support.paths import DATA, EXAMPLES
 
 ADMIN_ID = "333333333333333335"
@@ -72,52 +68,7 @@ def manifest_text(extra: Sequence[dict[str, Any]] = ()) -> str:
 
 def build_bot(verify_key: str, api: str) -> Any:
     """The example's RESTBot as shipped (``examples/hikari/bot.py``)."""
-    spec = importlib.util.spec_from_file_location("hikari_example_bot_console",
-                                                  EXAMPLES / "hikari" / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_bot(BOT_TOKEN, verify_key, api)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class RunningBot:
-    """A hikari RESTBot serving on a free port in its own thread and event loop."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.loop: asyncio.AbstractEventLoop | None = None
-        bot.add_startup_callback(self._started)
-        self.thread = threading.Thread(target=bot.run, kwargs={
-            "host": "127.0.0.1", "port": self.port, "check_for_updates": False,
-            "enable_signal_handlers": False, "close_loop": False}, daemon=True)
-
-    async def _started(self, _: Any) -> None:
-        self.loop = asyncio.get_running_loop()
-
-    def __enter__(self) -> RunningBot:  # noqa: PYI034 - typing.Self is 3.11+
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while True:  # until it accepts connections
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                if time.monotonic() > deadline or not self.thread.is_alive():
-                    raise RuntimeError("the hikari bot did not start") from None
-                time.sleep(0.05)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.loop is not None:
-            asyncio.run_coroutine_threadsafe(self.bot.close(), self.loop).result(30)
-        self.thread.join(30)
+    return example_bot().build_bot(BOT_TOKEN, verify_key, api)
 
 
 def apply(world: World, manifest: Path) -> None:
