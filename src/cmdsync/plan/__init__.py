@@ -14,6 +14,7 @@ from __future__ import annotations
 from cmdsync.plan.changes import (
     DAILY_CREATE_LIMIT,
     Action,
+    BodyWithId,
     CommandChange,
     FieldChange,
     LiveCommand,
@@ -23,5 +24,5 @@ from cmdsync.plan.changes import (
 )
 from cmdsync.plan.diff import Differ, diff
 
-__all__ = ["DAILY_CREATE_LIMIT", "Action", "CommandChange", "Differ", "FieldChange",
+__all__ = ["DAILY_CREATE_LIMIT", "Action", "BodyWithId", "CommandChange", "Differ", "FieldChange",
            "LiveCommand", "PermissionChange", "Plan", "ScopePlan", "diff"]

@@ -10,7 +10,7 @@ or no-op, its value the glyph the plan shows. Built by
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +48,7 @@ class CommandChange:
 
     ``id`` and ``version`` are the live command's (None for a create).
     ``body`` is what apply sends: the manifest's request body for creates
-    and updates (with the live ``id``), the live command stripped of
+    and updates (with the live ``id``: a :class:`BodyWithId`), the live command stripped of
     response-only keys for kept ones, None for deletes. ``note`` says why an
     unmanaged live command is kept.
     """
@@ -63,6 +63,41 @@ class CommandChange:
     body: Mapping[str, Any] | None = None
     renamed_from: str | None = None
     note: str | None = None
+
+
+class BodyWithId(Mapping[str, Any]):
+    """A request body with the live command's ``id`` set, read only: what apply sends to
+    update a command (:attr:`CommandChange.body`), equal to ``{**body, "id": id}``, its
+    keys in the same order; ``dict(sent)`` makes that dict.
+
+    It refers to the manifest's body instead of copying it: a plan of 50,000
+    commands would otherwise hold a copy of each (about 15 MiB).
+    """
+
+    __slots__ = ("_body", "_id")
+
+    def __init__(self, body: Mapping[str, Any], command_id: str) -> None:
+        self._body = body
+        self._id = command_id
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "id":
+            return self._id
+        return self._body[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._body
+        if "id" not in self._body:
+            yield "id"
+
+    def __len__(self) -> int:
+        return len(self._body) + ("id" not in self._body)
+
+    def __contains__(self, key: object) -> bool:
+        return key == "id" or key in self._body
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 @dataclass(frozen=True)

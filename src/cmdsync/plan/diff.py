@@ -36,7 +36,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, scope_label
-from cmdsync.plan.changes import Action, CommandChange, FieldChange, LiveCommand, Plan, ScopePlan
+from cmdsync.plan.changes import (
+    Action,
+    BodyWithId,
+    CommandChange,
+    FieldChange,
+    LiveCommand,
+    Plan,
+    ScopePlan,
+)
 from cmdsync.plan.fields import field_changes
 from cmdsync.plan.permissions import permission_changes, rename_warnings
 from cmdsync.state import LiveState
@@ -194,12 +202,12 @@ def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
                       "type; remove the id to create a new command")
     after, changes = forms.compare(current, body, scope)
     new_name = str(body.get("name"))
-    sent = {**body, "id": str(current["id"])}
+    sent: Mapping[str, Any] = BodyWithId(body, str(current["id"]))  # not a copy of body
     if scope == "global" and forms.defaults is None and body.get("integration_types") is None \
             and after.get("integration_types") is not None:
         # The plan compared against the live value (the app's default is not
         # known): send it, so apply keeps what the plan showed.
-        sent["integration_types"] = list(after["integration_types"])
+        sent = {**sent, "integration_types": list(after["integration_types"])}
     return CommandChange(
         Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
         str(current["id"]), _version(current), changes, sent,
