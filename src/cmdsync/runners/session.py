@@ -328,6 +328,16 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
     needed = set(wanted if need_permissions is None else need_permissions)
     readable = client.can_read_permissions and not only_needed
     seen: dict[Any, Any] = early.seen if early is not None else {}
+    turn = asyncio.Lock()
+
+    async def compared(found: LiveScope) -> None:
+        # One scope's on_scope per turn of the event loop: reads started early are
+        # all in when the desired state is, and comparing them back to back would hold
+        # up the answers and the paced requests due meanwhile.
+        if on_scope is not None:
+            async with turn:
+                on_scope(found)
+                await asyncio.sleep(0)
 
     async def one(scope: str) -> LiveScope:
         with_permissions = not (scope == "global" or (scope not in needed and not readable))
@@ -339,8 +349,7 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
                                                                      scope)
             found = live_scope(scope, _shared(commands, seen),
                                permissions if with_permissions else None)
-            if on_scope is not None:
-                on_scope(found)
+            await compared(found)
             return found
         commands_call = endpoints.list_commands(client, application_id, scope)
         if not with_permissions:
@@ -349,8 +358,7 @@ async def fetch_scopes(client: DiscordClient, application_id: str, scopes: Itera
             commands, permissions = await asyncio.gather(
                 commands_call, endpoints.list_guild_permissions(client, application_id, scope))
             found = live_scope(scope, _shared(commands, seen), permissions)
-        if on_scope is not None:
-            on_scope(found)
+        await compared(found)
         return found
 
     found = await asyncio.gather(*(one(scope) for scope in wanted))
