@@ -39,7 +39,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# isort: off
+from cmdsync.client import _lean_httpx  # noqa: F401  (before httpx itself)
 import httpx
+# isort: on
 
 from cmdsync import __version__
 from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
