@@ -34,7 +34,7 @@ from cmdsync.emulator.seed import (
     default_seed,
 )
 from cmdsync.emulator.server import BackgroundServer
-from tests.support.browser import ARGS, chromium
+from tests.support.browser import launched
 from tests.support.cli import clean_environment
 from tests.support.hikari import RunningBot, example_bot
 from tests.support.paths import DATA, EXAMPLES
@@ -131,17 +131,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright is not installed (pip install -e '.[dev]')")
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no Chromium found: apt-get install chromium (or set CMDSYNC_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    yield from launched()
 
 
 @dataclass

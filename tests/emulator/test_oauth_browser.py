@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import ARGS, chromium
+from tests.support.browser import launched
 from tests.support.consent import pkce, query_of
 from tests.support.emulator import APP, FakeClock, emulator, http_client, http_server
 
@@ -54,17 +54,7 @@ def listener() -> Iterator[http.server.HTTPServer]:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright is not installed (pip install -e '.[dev]')")
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no Chromium found: apt-get install chromium (or set CMDSYNC_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    yield from launched()
 
 
 @pytest.mark.parametrize("decision", ["Authorize", "Cancel"])
