@@ -123,6 +123,29 @@ def test_the_permission_table_for_a_member_without_then_with_the_role(
     no_problems(page)
 
 
+def test_a_change_before_the_live_connection_opens_still_shows(
+        world: World, page: Watched) -> None:
+    """The page refreshes on the socket's hello: a seed between render and connect shows."""
+    tab = page.page
+    guild = {"id": GUILD_ID, "name": "Emulator Guild", "owner_id": "333333333333333333"}
+    give = {"guilds": [{**guild, "members": [{"user_id": MEMBER_ID, "roles": [MODS_ROLE_ID]}]}]}
+    take = {"guilds": [{**guild, "members": [{"user_id": MEMBER_ID, "roles": []}]}]}
+
+    def seed_then_connect(socket: Any) -> None:  # the page is rendered, its socket held
+        httpx.post(f"{world.base}/_emulator/seed", json=give).raise_for_status()
+        socket.connect_to_server()
+
+    tab.route_web_socket(re.compile(r"/console/live$"), seed_then_connect)
+    try:
+        tab.goto(url(world, "permissions", guild=GUILD_ID, command=world.commands["ban"]))
+        expect(_cell(tab, f"member ({MEMBER_ID})")).to_have_text(
+            f"Allowed user {MEMBER_ID} has ban_members (default_member_permissions)",
+            timeout=TIMEOUT)
+    finally:
+        httpx.post(f"{world.base}/_emulator/seed", json=take).raise_for_status()
+    no_problems(page)
+
+
 # -- Run a command ---------------------------------------------------------------------
 
 

@@ -4,7 +4,10 @@
 may have changed: the store (commands, overwrites, interactions, messages,
 fixtures; other processes' commits to the same state file, such as
 ``cmdsync apply --local``), the request log, or the gateway's sessions.
-The page then fetches itself again and swaps the parts that changed.
+The page then fetches itself again and swaps the parts that changed. It
+does so on the first message, ``{"type": "hello"}``, too: a change made
+between the page's render (or a dropped connection) and the socket's first
+look at the state would otherwise never show.
 
 A websocket rather than Server-Sent Events: uvicorn closes websockets when
 it shuts down, while it waits for every streaming answer to end, so an open

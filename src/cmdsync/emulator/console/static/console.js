@@ -56,8 +56,11 @@ function connect(delay = 500) {
     status.textContent = "Live updates: on";
     document.body.dataset.live = "on";
   });
+  // "hello" too: what changed between this page's render (or the last connection)
+  // and the socket's first look at the state would otherwise be missed.
   socket.addEventListener("message", (event) => {
-    if (JSON.parse(event.data).type === "change") refresh();
+    const type = JSON.parse(event.data).type;
+    if (type === "change" || type === "hello") refresh();
   });
   socket.addEventListener("close", () => {
     status.textContent = "Live updates: reconnecting…";
