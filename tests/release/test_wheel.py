@@ -123,7 +123,7 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path) -> None:
         f"cmdsync/schemas/{p.name}" for p in (SOURCE / "schemas").glob("*.json")}
     metadata = f"{NAME}.dist-info"
     entry_points = zipfile.ZipFile(wheel).read(f"{metadata}/entry_points.txt").decode()
-    assert "cmdsync = cmdsync.cli:main" in entry_points
+    assert "cmdsync = cmdsync.__main__:main" in entry_points
     assert "cmdsync = cmdsync.testing.plugin" in entry_points  # the pytest11 plugin
 
 

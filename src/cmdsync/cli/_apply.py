@@ -23,6 +23,7 @@ from cmdsync.cli._shared import (
     _step_summary,
     _with_environment,
     app,
+    keep_until_exit,
 )
 from cmdsync.errors import (
     EXIT_FAILURE,
@@ -110,6 +111,7 @@ def apply(
         run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
                           cwd=root,
                           interactive=not auto_approve, can_ask=_stdin_is_terminal())
+    keep_until_exit(run)
     return _apply_exit(run, output=output)
 
 

@@ -29,6 +29,7 @@ from cmdsync.cli._shared import (
     _with_environment,
     _write_manifest,
     app,
+    keep_until_exit,
 )
 from cmdsync.errors import (
     EXIT_FAILURE,
@@ -77,6 +78,7 @@ def plan(
     connection = _with_environment(connection, env_name)
     run = plan_paths(paths, connection=connection, application_id=application_id,
                      prune=not no_prune, env=env, cwd=root)
+    keep_until_exit(run)
     # after the first request: plan_paths loads them while its reads wait
     from cmdsync.render import diagnostics as render_diagnostics
     from cmdsync.render import plan as render

@@ -35,6 +35,7 @@ from cmdsync.client.auth import Auth, Token, auth_from_env
 from cmdsync.client.http import DEFAULT_API_URL, ClientConfig, DiscordClient, check_base_url
 from cmdsync.errors import CmdsyncError
 from cmdsync.model import GLOBAL
+from cmdsync.runners.startup import started
 from cmdsync.state import LiveScope, LiveState, live_scope, scope_order
 from cmdsync.state.application import AppInfo, app_info
 
@@ -106,6 +107,7 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
     config = connection.config or ClientConfig()
     if connection.local:
         async with _local_session(config, cwd or os.getcwd(), guilds) as session:
+            started()
             yield session
         return
     base = api_base(connection, env)
@@ -116,6 +118,7 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
         auth = replace(auth, permissions=await _stored_bearer(
             connection, base, application_id, auth, env))
     client = DiscordClient(auth, config=_with_base(config, base), transport=connection.transport)
+    started()  # what was imported to get here lives as long as the process
     async with client:
         yield Session(client, base)
 
@@ -409,11 +412,13 @@ def renamed_scopes(desired: DesiredState, live: LiveState) -> set[str]:
     """
     found = set()
     for scope in desired.scopes.values():
+        with_ids = [command for command in scope.commands if command.id is not None]
+        if not with_ids:  # most manifests name no ids: no live names to gather
+            continue
         names = {str(c.get("id")): c.get("name") for c in live.scope(scope.scope).commands}
-        for command in scope.commands:
-            if command.id is not None and command.id in names \
-                    and names[command.id] != command.body.get("name"):
-                found.add(scope.scope)
+        if any(command.id in names and names[command.id] != command.body.get("name")
+               for command in with_ids):
+            found.add(scope.scope)
     return found
 
 
