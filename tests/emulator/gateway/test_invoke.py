@@ -80,7 +80,8 @@ async def test_a_bot_that_does_not_answer_is_a_failure(cli: Any, raw: Any) -> No
                    "INTERACTION_CREATE\n")
 
 
-@pytest.mark.parametrize("limits", [Limits(interaction_deadline=2.0)])
+# 5 s: the refused callback must come before the deadline, on however busy a machine
+@pytest.mark.parametrize("limits", [Limits(interaction_deadline=5.0)])
 async def test_a_refused_callback_is_said_first(cli: Any, raw: Any, served: Served) -> None:
     """The bot did respond; Discord refused the callback (a reply over 2,000 characters),
     which leaves the interaction unanswered: the failure says so, not "did not respond"."""
@@ -99,7 +100,7 @@ async def test_a_refused_callback_is_said_first(cli: Any, raw: Any, served: Serv
     failure = out.split("\n")[1]
     assert failure.startswith("This interaction failed: the bot's callback was refused: "
                               "HTTP 400 50035"), out
-    assert failure.endswith("; no other response came within 2 seconds of "
+    assert failure.endswith("; no other response came within 5 seconds of "
                             "INTERACTION_CREATE, so the interaction stayed unanswered"), out
 
 
