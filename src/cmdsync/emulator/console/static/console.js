@@ -43,6 +43,8 @@ async function refresh() {
       if (focused) document.getElementById(focused)?.focus();
       decorate(region);
     }
+  } catch {
+    // The emulator stopped, or this page is going away: the next connection refreshes.
   } finally {
     const again = refreshing.again;
     refreshing = null;
