@@ -172,3 +172,39 @@ def test_begin_then_started_in_a_fresh_process() -> None:
     done = subprocess.run([sys.executable, "-c", code], env=environment(None),
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout.split() == ["True", "True", "True"], done.stderr
+
+
+FULL = Path("/dev/full")  # Linux's device that refuses every write: "No space left on device"
+needs_full = pytest.mark.skipif(not FULL.exists(),
+                                reason="/dev/full, a device that is always full, is Linux's")
+NO_SPACE = ("error: cannot write (standard output or error): No space left on device: "
+            "free space or choose another place for the output, then run the command again")
+
+
+@needs_full
+@pytest.mark.parametrize("program", [
+    ["-m", "cmdsync"],  # the program: its output refused at the last flush
+    ["-c", "import sys; from cmdsync.cli import main; main(sys.argv[1:])"],  # in-process main
+])
+@pytest.mark.parametrize("args", [["rules"], ["--version"], ["schema"]])
+def test_a_full_disk_is_said_and_is_no_bug(tmp_path: Path, program: list[str],
+                                           args: list[str]) -> None:
+    with FULL.open("w") as full:
+        done = subprocess.run([sys.executable, *program, *args], cwd=tmp_path,
+                              env=environment(None), stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [NO_SPACE]  # no "internal error", no traceback
+
+
+def test_a_reader_that_leaves_the_pipe_early_gets_no_noise(tmp_path: Path) -> None:
+    """``cmdsync schema | head -c 10``: 26 KB written, 10 read, the pipe closed."""
+    process = subprocess.Popen([sys.executable, "-m", "cmdsync", "schema"], cwd=tmp_path,
+                               env=environment(None), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10) == b'{\n  "$sche'
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) in (0, 1)
+    assert stderr == b""

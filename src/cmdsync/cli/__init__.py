@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import errno
 import itertools
 import os
 import signal
@@ -116,6 +117,15 @@ def main(argv: list[str] | None = None) -> None:
         _json_failure(args, str(exc), code)
         _github_failure(args, str(exc))
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
+        if isinstance(exc, BrokenPipeError):  # the reader left (`| head`): nothing to say
+            _to_devnull(sys.stdout)
+            _on_sigterm(previous)
+            _exit(argv, EXIT_FAILURE)
+        refused = _refused_write(exc)
+        if refused is not None:  # the system's doing, not cmdsync's: no "bug" here
+            _try_err(f"error: {refused}\n")
+            _on_sigterm(previous)
+            _exit(argv, EXIT_FAILURE)
         if os.environ.get("CMDSYNC_DEBUG"):
             import traceback
 
@@ -128,11 +138,49 @@ def main(argv: list[str] | None = None) -> None:
         _json_failure(args, f"internal error: {type(exc).__name__}: {exc}", code)
     finally:
         _on_sigterm(previous)
-    code = code if isinstance(code, int) else EXIT_OK
+    _exit(argv, code if isinstance(code, int) else EXIT_OK)
+
+
+# What the system says when it refuses a write (a full disk, a quota, a read-only or
+# failing device): an error of the machine's, not a bug of cmdsync's. A closed pipe
+# (the reader of `cmdsync plan | head` is gone) ends the command quietly with exit 1,
+# as Python's documentation of SIGPIPE advises.
+_REFUSED_WRITES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+
+
+def _refused_write(exc: BaseException) -> str | None:
+    """The message for a write the system refused (see :data:`_REFUSED_WRITES`), else None."""
+    if not isinstance(exc, OSError) or exc.errno not in _REFUSED_WRITES:
+        return None
+    where = f" ({exc.filename})" if exc.filename else " (standard output or error)"
+    return (f"cannot write{where}: {exc.strerror or exc}: free space or choose another "
+            "place for the output, then run the command again")
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device: what is left in its buffer
+    goes nowhere at exit, instead of failing again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):  # not a file: nothing to flush to
+        pass
+
+
+def _try_err(text: str) -> None:
+    """Say ``text`` on standard error if it can still be written."""
+    try:
+        console.err(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _exit(argv: list[str] | None, code: int) -> NoReturn:
     if argv is None:  # the process's entry point: nothing runs after this
         _end_process(code)
     KEPT.clear()
-    sys.exit(code)
+    sys.exit(_flushed(code))
 
 
 def _end_process(code: int) -> NoReturn:
@@ -145,19 +193,36 @@ def _end_process(code: int) -> NoReturn:
     order: the ``atexit`` handlers run (logging's flush, temporary files'
     finalizers), then the standard streams are flushed. Falls back to
     :func:`sys.exit` while a thread that is not a daemon still runs (a normal
-    exit waits for it) or when a stream cannot be flushed (a normal exit
-    reports that, with exit code 120).
+    exit waits for it). When the last of the output cannot be written, the
+    exit code is 1 if it was 0 (:func:`_flushed`).
     """
     if any(thread is not threading.main_thread() and not thread.daemon
            for thread in threading.enumerate()):
         sys.exit(code)
     atexit._run_exitfuncs()  # runs each handler once, then forgets them
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe, or a stream closed
-        sys.exit(code)
-    os._exit(code)
+    os._exit(_flushed(code))
+
+
+def _flushed(code: int) -> int:
+    """``code`` once standard output and error are flushed: 1 if it was 0 when the
+    system refused the last of the output (said on standard error) or the reader of
+    a pipe left (``| head``: not said). The refused stream then points at the null
+    device, so that the interpreter's own flush at exit does not fail again."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            _to_devnull(stream)
+            code = code or EXIT_FAILURE
+        except OSError as exc:
+            refused = _refused_write(exc)
+            if refused is not None:
+                _to_devnull(stream)
+                _try_err(f"error: {refused}\n")
+                code = code or EXIT_FAILURE
+        except (ValueError, AttributeError):  # closed, or no stream at all
+            pass
+    return code
 
 
 # Shells complete through the whole app: typer's completion runs with this set.
