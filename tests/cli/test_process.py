@@ -208,3 +208,30 @@ def test_a_reader_that_leaves_the_pipe_early_gets_no_noise(tmp_path: Path) -> No
     stderr = process.stderr.read()
     assert process.wait(timeout=60) in (0, 1)
     assert stderr == b""
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, port: str) -> None:
+    done = cmdsync("emulator", "--port", port, cwd=tmp_path, timeout=30)
+    assert done.returncode == 2
+    assert f"Invalid value for '--port': {port} is not in the range 0<=x<=65535." in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_host_that_is_no_address_names_the_host(tmp_path: Path) -> None:
+    done = cmdsync("emulator", "--host", "999.1.1.1", "--port", "0", cwd=tmp_path, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: cannot listen on 999.1.1.1:0: ")
+    assert done.stderr.rstrip().endswith(
+        "choose another --host (127.0.0.1 listens on this machine only)")
+
+
+@pytest.mark.parametrize(("args", "usage"), [
+    (["-h"], "Usage: cmdsync [OPTIONS] COMMAND [ARGS]..."),
+    (["plan", "-h"], "Usage: cmdsync plan [OPTIONS] [MANIFEST]..."),
+    (["auth", "status", "-h"], "Usage: cmdsync auth status [OPTIONS]"),
+])
+def test_h_is_help_as_in_ruff_and_git(tmp_path: Path, args: list[str], usage: str) -> None:
+    done = cmdsync(*args, cwd=tmp_path)
+    assert (done.returncode, done.stdout.splitlines()[0]) == (0, usage)
+    assert "-h, --help" in done.stdout

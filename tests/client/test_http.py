@@ -456,3 +456,42 @@ def test_permission_reads_use_bot_else_user_token(auth: Auth, expected: str) -> 
     run(read())
     assert seen[0] == expected
     assert seen[1] == (f"Bot {SECRET}" if expected.startswith("Bot") else "Bearer cc")
+
+
+def test_a_lower_global_limit_is_learnt_not_stormed() -> None:
+    """The server allows 2 requests a second (a running bot's requests share Discord's
+    per-bot global limit; an emulator may be set lower). Every read succeeds: the
+    limiter halves its pace at each new global 429, then meets no more."""
+    time = FakeTime()
+    served: list[float] = []
+    refused: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        window = [t for t in served if t > time.now - 1.0]
+        if len(window) >= 2:
+            refused.append(time.now)
+            return httpx.Response(
+                429, json={"message": "You are being rate limited.", "global": True,
+                           "retry_after": round(min(window) + 1.0 - time.now, 3)},
+                headers={"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global"})
+        served.append(time.now)
+        return httpx.Response(200, json=[])
+
+    async def scenario() -> int:
+        async with client(handler, time) as c:  # 50 a second, 8 in flight: the defaults
+            await asyncio.gather(*(endpoints.list_commands(c, APP, str(10**17 + i))
+                                   for i in range(40)))
+            return c.limiter.global_limit
+
+    limit = run(scenario())
+    assert len(served) == 40
+    assert limit <= 2  # what the server let through before its first 429
+    assert len(refused) <= 8  # the requests in flight then; none once the limit is known
+
+
+def test_a_routes_429_leaves_the_global_limit() -> None:
+    limiter = RateLimiter(global_limit=50, clock=lambda: 100.0)
+    limiter.limited("GET /x", APP, 1.0, is_global=False)  # its bucket only
+    assert limiter.global_limit == 50
+    limiter.limited("GET /x", APP, 1.0, is_global=True)  # nothing went through: 1
+    assert limiter.global_limit == 1

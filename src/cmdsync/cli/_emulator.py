@@ -19,8 +19,8 @@ from cmdsync.render import console
 @app.command()
 def emulator(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).")]
-        = 8787,
+    port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).",
+                                      min=0, max=65535)] = 8787,
     state: Annotated[str | None, typer.Option(
         help="SQLite file that keeps the state across restarts (default: in memory).")]
         = None,

@@ -5,9 +5,12 @@ called concurrently (``asyncio.gather``). For each request it waits on the
 :class:`~cmdsync.client.ratelimit.RateLimiter`, sends, and then:
 
 - 429: records the pause (bucket or global; ``retry_after`` from the body,
-  else ``Retry-After``) and tries again, at most ``max_rate_limit_retries``
-  times, and never waits longer than ``max_retry_after`` seconds (a daily
-  create limit answered as 429 fails at once);
+  else ``Retry-After``) and tries again: after a route's 429 at most
+  ``max_rate_limit_retries`` times; after global 429s (the limit every
+  request shares, which the limiter then lowers: see
+  :meth:`~cmdsync.client.ratelimit.RateLimiter.limited`) for as long as their
+  pauses add up to at most ``max_retry_after`` seconds. No single wait may be
+  longer than that (a daily create limit answered as 429 fails at once);
 - 5xx, timeouts and network errors: retries with exponential backoff
   (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
   ``max_retries`` times; a refused connection (nothing listens at the
@@ -122,7 +125,8 @@ class _Tries:
     major: str  # the guild id, else the application id
     network: int = 0  # retries after 5xx, timeouts and network errors
     refused: int = 0  # of those, after a refused connection
-    limited: int = 0  # retries after 429
+    limited: int = 0  # retries after a route's 429
+    paused: float = 0.0  # seconds of global 429 pauses so far
 
 
 class DiscordClient:
@@ -237,13 +241,19 @@ class DiscordClient:
     async def _retry(self, tries: _Tries, response: httpx.Response, body: Any) -> bool:
         """Whether to send again: a 429 within limits (after recording the pause) or a 5xx."""
         status = response.status_code
-        if status == 429 and tries.limited < self.config.max_rate_limit_retries:
+        if status == 429:
             wait, is_global = _retry_after(response, body)
-            if wait <= self.config.max_retry_after:
+            again = tries.paused + wait <= self.config.max_retry_after if is_global else \
+                tries.limited < self.config.max_rate_limit_retries \
+                and wait <= self.config.max_retry_after
+            if again:
                 self.rate_limited += 1
                 log.info("%s %s: 429, retrying in %.3f s", tries.method, tries.path, wait)
                 self.limiter.limited(tries.route, tries.major, wait, is_global=is_global)
-                tries.limited += 1
+                if is_global:
+                    tries.paused += wait
+                else:
+                    tries.limited += 1
                 return True
         if status >= 500 and tries.network < self.config.max_retries:
             await self._backoff(tries.network, tries.method, tries.path, f"HTTP {status}")

@@ -182,9 +182,29 @@ class RateLimiter:
         bucket.reset_at = self.clock() + reset_after
 
     def limited(self, route: str, major: str, retry_after: float, *, is_global: bool) -> None:
-        """A 429: pause everything (global) or the route's bucket for ``retry_after`` seconds."""
-        until = self.clock() + retry_after
+        """A 429: pause everything (global) or the route's bucket for ``retry_after`` seconds.
+
+        A global 429 that comes after the last global pause ended also lowers
+        ``global_limit`` for the rest of the run, to what the server let
+        through in the last window (the requests answered then without a
+        429), and at least by half, never below 1: Discord's global limit is
+        per bot, so a running bot's own requests share it, and an emulator may
+        be set lower. Without that, every request waiting on the pause would go
+        again at its end, and all but a few would meet another 429. The 429s
+        of requests already in flight when a pause began change nothing more;
+        a refused request does not count against the window.
+        """
+        now = self.clock()
+        until = now + retry_after
         if is_global:
+            task = _current_task()
+            refused = self._open.pop(task, None) if task is not None else None
+            if refused is not None and refused in self._sent:  # it did not go through
+                self._sent.remove(refused)
+            if self.global_limit and now >= self._global_until:
+                through = sum(1 for r in self._sent
+                              if r.answered is not None and r.answered > now - self.global_window)
+                self.global_limit = max(min(self.global_limit // 2, through), 1)
             self._global_until = max(self._global_until, until)
             return
         name = self._routes.setdefault(route, f"route:{route}")

@@ -9,6 +9,7 @@ as base_url: ...`` (``base_url`` like ``http://127.0.0.1:54321``).
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import threading
@@ -109,8 +110,13 @@ def serve(emulator: Emulator, *, host: str, port: int,
         listener.bind((host, port))
     except OSError as exc:
         listener.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
-                         "another --port (0 picks a free one)") from exc
+        # An address that names no interface of this machine (EADDRNOTAVAIL) or no host at
+        # all (socket.gaierror) is the --host's fault; a port in use or refused, the --port's.
+        fix = "choose another --host (127.0.0.1 listens on this machine only)" \
+            if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL \
+            else "choose another --port (0 picks a free one)"
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: "
+                         f"{fix}") from exc
     config = uvicorn.Config(create_app(emulator, hosts=(host,)), log_level="warning",
                             lifespan="off")
     _AnnouncingServer(config, on_start).run(sockets=[listener])
