@@ -495,3 +495,20 @@ def test_a_routes_429_leaves_the_global_limit() -> None:
     assert limiter.global_limit == 50
     limiter.limited("GET /x", APP, 1.0, is_global=True)  # nothing went through: 1
     assert limiter.global_limit == 1
+
+
+def test_an_unknown_guild_says_where_guilds_come_from() -> None:
+    time = FakeTime()
+    handler, _ = sequence(httpx.Response(404, json={"message": "Unknown Guild", "code": 10004}))
+    with pytest.raises(ApiError) as caught:
+        run(endpoints_list(client(handler, time), GUILD))
+    assert str(caught.value) == (
+        f"GET /applications/{APP}/guilds/{GUILD}/commands: HTTP 404: Unknown Guild (code "
+        f"10004): no guild {GUILD} is known there: check the id in the manifest (Copy "
+        "Server ID, with Developer Mode on); a cmdsync emulator knows the guilds of its "
+        "seed (--seed FILE, or POST /_emulator/seed) and, with --local, the manifest's")
+
+
+async def endpoints_list(c: DiscordClient, guild: str) -> Any:
+    async with c:
+        return await endpoints.list_commands(c, APP, guild)

@@ -449,6 +449,7 @@ COMMAND_GONE = "the command no longer exists (deleted since the plan?): plan aga
 
 
 MISSING_ACCESS = 50001  # Discord's "Missing Access"
+UNKNOWN_GUILD = 10004  # Discord's "Unknown guild"
 
 
 def _hint(status: int, code: int | None, credential: str, path: str = "") -> str | None:
@@ -466,6 +467,11 @@ def _hint(status: int, code: int | None, credential: str, path: str = "") -> str
                 "invite it with https://discord.com/oauth2/authorize?client_id="
                 f"{app}&scope=applications.commands (add bot to the scope for a bot user), "
                 "or remove the guild from the manifest")
+    if code == UNKNOWN_GUILD and found:
+        return (f"no guild {found.group(2)} is known there: check the id in the manifest "
+                "(Copy Server ID, with Developer Mode on); a cmdsync emulator knows the "
+                "guilds of its seed (--seed FILE, or POST /_emulator/seed) and, with "
+                "--local, the manifest's")
     return {20001: BEARER_NEEDED, 10063: COMMAND_GONE}.get(code or 0)
 
 
