@@ -10,6 +10,7 @@ the whole output, the exit code, the ``atexit`` handlers, a thread's work.
 from __future__ import annotations
 
 import gc
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -235,3 +236,29 @@ def test_h_is_help_as_in_ruff_and_git(tmp_path: Path, args: list[str], usage: st
     done = cmdsync(*args, cwd=tmp_path)
     assert (done.returncode, done.stdout.splitlines()[0]) == (0, usage)
     assert "-h, --help" in done.stdout
+
+
+def test_ctrl_c_while_a_request_waits_says_interrupted(tmp_path: Path) -> None:
+    """SIGINT during ``plan``'s first request (the server accepts and never answers):
+    exit 130 and "Interrupted.", not typer's silent 130."""
+    import socket
+
+    from tests.support.processes import WITH_CTRL_C
+
+    (tmp_path / "bot.yaml").write_text(
+        "application_id: '111111111111111111'\n"
+        "commands:\n  - name: ping\n    description: Replies with pong\n")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(30)
+        port = server.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, "-c", WITH_CTRL_C, "plan", "bot.yaml"], cwd=tmp_path,
+            env=environment({"CMDSYNC_API_URL": f"http://127.0.0.1:{port}/api/v10",
+                             "DISCORD_BOT_TOKEN": "test-token"}),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        connection, _ = server.accept()  # the request is sent and waits for its answer
+        with connection:
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert stderr.endswith("\nInterrupted.\n")

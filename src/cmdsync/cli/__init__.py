@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import copy
 import errno
+import functools
 import itertools
 import os
 import signal
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_FAILURE if detailed else exc.exit_code  # type: ignore[attr-defined]
         _json_failure(args, exc.format_message(), code)  # type: ignore[attr-defined]
         _github_failure(args, exc.format_message())  # type: ignore[attr-defined]
-    except (typer.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt, CtrlC):
         console.err("\nInterrupted.\n")
         code = EXIT_INTERRUPTED
     except Terminated:
@@ -252,8 +253,32 @@ def _for(args: list[str]) -> typer.Typer:
     if not commands and not groups:
         return app
     one = copy.copy(app)
-    one.registered_commands, one.registered_groups = commands, groups
+    one.registered_commands = [_interruptible(command) for command in commands]
+    one.registered_groups = groups
     return one
+
+
+class CtrlC(BaseException):
+    """Ctrl-C in a command, past typer: it turns KeyboardInterrupt into exit 130 and
+    says nothing, where :func:`main` says "Interrupted."."""
+
+
+def _interruptible(command: Any) -> Any:
+    """``command`` (a typer CommandInfo) whose callback raises :class:`CtrlC` for Ctrl-C."""
+    callback = command.callback
+    if callback is None:
+        return command
+
+    @functools.wraps(callback)  # typer reads the options from the wrapped signature
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise CtrlC from None
+
+    wrapped = copy.copy(command)
+    wrapped.callback = run
+    return wrapped
 
 
 JSON_COMMANDS = ("validate", "plan", "diff", "apply", "invoke", "pull")
