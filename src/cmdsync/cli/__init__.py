@@ -118,25 +118,15 @@ def main(argv: list[str] | None = None) -> None:
         _json_failure(args, str(exc), code)
         _github_failure(args, str(exc))
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said so
+        refused = _refused_write(exc)
         if isinstance(exc, BrokenPipeError):  # the reader left (`| head`): nothing to say
             _to_devnull(sys.stdout)
-            _on_sigterm(previous)
-            _exit(argv, EXIT_FAILURE)
-        refused = _refused_write(exc)
-        if refused is not None:  # the system's doing, not cmdsync's: no "bug" here
+            code = EXIT_FAILURE
+        elif refused is not None:  # the system's doing, not cmdsync's: no "bug" here
             _try_err(f"error: {refused}\n")
-            _on_sigterm(previous)
-            _exit(argv, EXIT_FAILURE)
-        if os.environ.get("CMDSYNC_DEBUG"):
-            import traceback
-
-            console.err("".join(traceback.format_exception(exc)))
-        console.err(
-            f"internal error: {type(exc).__name__}: {printable_lines(str(exc))}\n"
-            "This is a bug in cmdsync. Please report it with the command you ran "
-            "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
-        code = EXIT_BUG
-        _json_failure(args, f"internal error: {type(exc).__name__}: {exc}", code)
+            code = EXIT_FAILURE
+        else:
+            code = _bug(exc, args)
     finally:
         _on_sigterm(previous)
     _exit(argv, code if isinstance(code, int) else EXIT_OK)
@@ -147,6 +137,20 @@ def main(argv: list[str] | None = None) -> None:
 # (the reader of `cmdsync plan | head` is gone) ends the command quietly with exit 1,
 # as Python's documentation of SIGPIPE advises.
 _REFUSED_WRITES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+
+
+def _bug(exc: Exception, args: list[str]) -> int:
+    """Say that ``exc`` is a bug of cmdsync's (its traceback with ``CMDSYNC_DEBUG``)."""
+    if os.environ.get("CMDSYNC_DEBUG"):
+        import traceback
+
+        console.err("".join(traceback.format_exception(exc)))
+    console.err(
+        f"internal error: {type(exc).__name__}: {printable_lines(str(exc))}\n"
+        "This is a bug in cmdsync. Please report it with the command you ran "
+        "(and set CMDSYNC_DEBUG=1 to see the traceback).\n")
+    _json_failure(args, f"internal error: {type(exc).__name__}: {exc}", EXIT_BUG)
+    return EXIT_BUG
 
 
 def _refused_write(exc: BaseException) -> str | None:
