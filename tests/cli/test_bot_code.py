@@ -29,6 +29,7 @@ from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.seed import BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
+from cmdsync.errors import UsageError
 from cmdsync.state.normalize import canonical
 from tests.support import paths
 from tests.support.emulator import APP, GUILD
@@ -264,6 +265,21 @@ def test_sync_async_from_a_running_loop_with_a_translator(tmp_path: Path) -> Non
     assert (result.ok, result.creates) == (True, 4)
     again = asyncio.run(setup_hook())
     assert again.writes == 0
+
+
+def test_sync_in_a_running_loop_names_sync_async(tmp_path: Path) -> None:
+    bot = load_bot()
+
+    async def setup_hook() -> Any:
+        return cmdsync.sync(bot.tree, local=True, cwd=str(tmp_path))
+
+    with pytest.raises(UsageError) as refused:
+        asyncio.run(setup_hook())
+    assert str(refused.value) == (
+        "cmdsync.sync() runs an event loop of its own, and one already runs here (an async "
+        "def, a bot's setup_hook): use `await cmdsync.sync_async(...)`, which takes the same "
+        "arguments")
+    assert not (tmp_path / ".cmdsync").exists()  # nothing was started, nothing written
 
 
 EXAMPLE = paths.EXAMPLES / "discordpy" / "bot.py"

@@ -29,6 +29,8 @@ def test_the_docs_example_passes(pytester: pytest.Pytester) -> None:
 
 
 ANYIO_BOT = '''
+import asyncio
+
 import discord
 import pytest
 from discord.ext import commands
@@ -86,6 +88,13 @@ def make_bot():
         await interaction.followup.send("one more thing")
 
     @bot.tree.command()
+    async def later(interaction: discord.Interaction) -> None:
+        """Defer, then edit the reply a moment later"""
+        await interaction.response.defer(thinking=True)
+        await asyncio.sleep(0.2)
+        await interaction.edit_original_response(content="edited")
+
+    @bot.tree.command()
     async def silent(interaction: discord.Interaction) -> None:
         """Never answers"""
 
@@ -103,6 +112,17 @@ async def test_deferred_then_follow_up(discord_emulator):
     assert result.deferred and result.content == "done"
     assert [m["content"] for m in result.follow_ups] == ["one more thing"]
     assert result.interaction["guild_id"] == "666666666666666666"
+
+
+@pytest.mark.anyio
+async def test_wait_alone_sees_a_deferred_reply_edited(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        answer = await discord_emulator.invoke("/later")  # the answer alone: the deferral
+        edited = await discord_emulator.invoke("/later", wait=2)
+    assert (answer.deferred, answer.content) == (True, "")
+    assert (edited.deferred, edited.content, edited.follow_ups) == (True, "edited", [])
 
 
 @pytest.mark.anyio
@@ -149,7 +169,7 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
 
 
 KINDS_BOT = '''
@@ -347,3 +367,13 @@ def test_a_missing_seed_file_is_a_usage_error(pytester: pytest.Pytester) -> None
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
     assert "discord_seed = 'seeds/missing.yaml' (pytest's ini options): no such file" in \
         result.stdout.str() + result.stderr.str()
+
+
+def test_the_fixture_object_has_the_gateway_the_docs_name() -> None:
+    """docs/emulator/gateway.md: "an emulator's `gateway` attribute" (sessions, drop,
+    reconnect), on the object the ``discord_emulator`` fixture gives too."""
+    from cmdsync.testing import DiscordEmulator
+
+    with DiscordEmulator() as emulator:
+        assert emulator.gateway is emulator.emulator.gateway
+        assert emulator.gateway.sessions() == []

@@ -18,13 +18,14 @@ environment as for the CLI (``DISCORD_BOT_TOKEN``, ``DISCORD_APPLICATION_ID``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cmdsync.apply.execute import NoProgress
 from cmdsync.apply.result import ApplyResult
 from cmdsync.apply.strategy import Strategy
-from cmdsync.errors import InvalidManifestError
+from cmdsync.errors import InvalidManifestError, UsageError
 from cmdsync.manifest.code import reference_to
 from cmdsync.plan import Plan
 from cmdsync.runners import aio
@@ -76,5 +77,16 @@ async def sync_async(source: Source | Sequence[Source], *, application_id: str |
 
 
 def sync(source: Source | Sequence[Source], **options: Any) -> ApplyResult:
-    """:func:`sync_async` from synchronous code (it runs its own event loop)."""
-    return aio.run(sync_async(source, **options))
+    """:func:`sync_async` from synchronous code (it runs its own event loop).
+
+    Raises :class:`~cmdsync.errors.UsageError` when called where an event loop
+    already runs (a bot's ``setup_hook``, an ``async def``): ``await
+    cmdsync.sync_async(...)`` there.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # none: the usual case
+        return aio.run(sync_async(source, **options))
+    raise UsageError("cmdsync.sync() runs an event loop of its own, and one already runs "
+                     "here (an async def, a bot's setup_hook): use "
+                     "`await cmdsync.sync_async(...)`, which takes the same arguments")

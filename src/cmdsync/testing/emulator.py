@@ -17,12 +17,15 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
+
+if TYPE_CHECKING:
+    from cmdsync.emulator.gateway import Gateway
 
 _ORIGINAL_TYPES = (20, 23)  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
 GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
@@ -113,6 +116,12 @@ class DiscordEmulator:
     def gateway_url(self) -> str:
         """The gateway websocket's URL (``ws://127.0.0.1:PORT/gateway``)."""
         return self.base_url.replace("http", "ws", 1) + "/gateway"
+
+    @property
+    def gateway(self) -> Gateway:
+        """The emulator's gateway: its sessions, and dropping or reconnecting one to test
+        a bot's resume (docs/emulator/gateway.md)."""
+        return self.emulator.gateway
 
     @property
     def application_id(self) -> str:
@@ -216,7 +225,7 @@ class DiscordEmulator:
                      autocomplete: bool = False, guild: str | None = None,
                      dm: bool = False, channel: str | None = None, user: str | None = None,
                      locale: str = "en-US", follow_ups: int = 0,
-                     wait: float = 3.0) -> Invocation:
+                     wait: float | None = None) -> Invocation:
         """Run a command as a user in Discord's client would, and return the bot's answer.
 
         ``line`` is a slash command as typed (``"/mod ban user:<@1> reason:spam"``;
@@ -225,8 +234,11 @@ class DiscordEmulator:
         run on ``target`` (a user or message id). ``guild`` defaults to the
         seed's first guild (``dm=True``: a DM with the bot instead); ``channel``
         and ``user`` as ``cmdsync invoke``'s do: the guild's first text channel,
-        and the guild's owner (else the seed's first user). After the answer, follow-ups are collected for at
-        most ``wait`` seconds, until ``follow_ups`` of them arrived.
+        and the guild's owner (else the seed's first user). After the answer, what
+        the bot does next is collected for ``wait`` seconds: the edit of a deferred
+        reply, messages, follow-ups (the invocation returns early once
+        ``follow_ups`` of them arrived). ``wait`` defaults to 3 seconds with
+        ``follow_ups``, else to none: the answer alone.
 
         Raises :class:`InvocationFailed` when the client would refuse the
         command, or the bot did not answer within Discord's 3 seconds (or
@@ -237,17 +249,18 @@ class DiscordEmulator:
         from cmdsync.runners.invoke import invoke as run
         from cmdsync.runners.session import Connection
 
+        waited = wait if wait is not None else 3.0 if follow_ups else 0.0
         if guild is None and not dm and self._seed.get("guilds"):
             guild = str(self._seed["guilds"][0]["id"])
         if user_command is not None or message_command is not None:
             request = Request(kind="user" if user_command is not None else "message",
                               name=user_command or message_command, target=target,
                               guild=guild, channel=channel, user=user, locale=locale,
-                              wait=wait if follow_ups else 0.0, follow_ups=follow_ups)
+                              wait=waited, follow_ups=follow_ups)
         else:
             request = Request(line=line, autocomplete=autocomplete, guild=guild,
                               channel=channel, user=user, locale=locale,
-                              wait=wait if follow_ups else 0.0, follow_ups=follow_ups)
+                              wait=waited, follow_ups=follow_ups)
         connection = Connection(api_url=self.api_url)
         env = {"DISCORD_BOT_TOKEN": self.bot_token}
         invoked = await asyncio.to_thread(run, connection, request,
