@@ -78,7 +78,10 @@ def test_the_state_file_survives_a_restart_and_the_seed_file_is_used(tmp_path: P
     ("applications: [{id: '1', bot_token: b}]\n",
      "seed file {}: applications[0]: 'client_secret' is required"),
     ("applications: [{id: '1', bot_token: b, client_secret: s, flags: [bogus]}]\n",
-     "seed file {}: applications[0]: unknown flag 'bogus': use an integer or embedded"),
+     ("seed file {}: applications[0]: unknown flag 'bogus': use an integer or "
+      "gateway_presence, gateway_presence_limited, gateway_guild_members, "
+      "gateway_guild_members_limited, embedded, gateway_message_content, "
+      "gateway_message_content_limited")),
     ("guilds: []\n", "seed file {}: at least one application is required"),
     ("applications: [{id: '1', bot_token: b, client_secret: s, redirect_uris: x}]\n",
      "seed file {}: applications[0]: redirect_uris must be a list of URIs"),

@@ -22,7 +22,8 @@ that default and has its shape::
     applications:
       - id: "444444444444444444"
         name: My Activity
-        flags: [embedded]        # an int, or flag names (embedded = 1 << 17)
+        flags: [embedded]        # an int, or flag names (embedded = 1 << 17,
+                                 # gateway_message_content = 1 << 18, ...)
         integration_types: [guild_install, user_install]   # default [guild_install]
         bot_token: my-bot-token
         client_secret: my-secret
@@ -133,7 +134,15 @@ DEFAULT_SEED: dict[str, Any] = {
               {"id": MEMBER_ID, "username": "member"}],
 }
 FIXTURE_SECTIONS = ("roles", "members", "channels", "messages")
-FLAG_NAMES = {"embedded": APPLICATION_FLAG_EMBEDDED}
+# Application flags a seed may name (Discord's "Application Object": Application Flags):
+# the privileged intents' (the Developer Portal's switches; without one, an IDENTIFY that
+# asks for its intent is closed with 4014), and EMBEDDED (an Activity).
+FLAG_NAMES = {
+    "gateway_presence": 1 << 12, "gateway_presence_limited": 1 << 13,
+    "gateway_guild_members": 1 << 14, "gateway_guild_members_limited": 1 << 15,
+    "embedded": APPLICATION_FLAG_EMBEDDED,
+    "gateway_message_content": 1 << 18, "gateway_message_content_limited": 1 << 19,
+}
 # The entry point Discord creates for an app with an Activity (Discord's documentation).
 ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
                "description": "Launch an activity", "handler": 2}

@@ -113,3 +113,21 @@ def test_a_privileged_intent_not_enabled_is_privileged_intents_required(
     with discord_py(bot.client, f"{served[1]}/api/v10", BOT_TOKEN) as running:
         running.thread.join(WAIT)
     assert isinstance(running.error, discord.PrivilegedIntentsRequired)
+
+
+def test_privileged_intents_enabled_by_name_in_the_seed_let_the_bot_in() -> None:
+    """The seed's application ``flags`` by name, as the Developer Portal's switches."""
+    from cmdsync.emulator.seed import DEFAULT_SEED
+
+    seed = {**DEFAULT_SEED, "applications": [
+        {**DEFAULT_SEED["applications"][0],
+         "flags": ["gateway_guild_members", "gateway_presence", "gateway_message_content"]},
+        *DEFAULT_SEED["applications"][1:]]}
+    emulator = new_emulator(seed=seed, limits=Limits(interaction_deadline=30))
+    app = emulator.store.application(APP)
+    assert app is not None and app.flags == (1 << 14) | (1 << 12) | (1 << 18)
+    bot = Bot(discord.Intents.all())
+    with BackgroundServer(create_app(emulator)) as base, \
+            discord_py(bot.client, f"{base}/api/v10", BOT_TOKEN) as running:
+        wait_ready(emulator, APP, bot.ready, running)
+        assert running.error is None
