@@ -126,6 +126,20 @@ async def test_wait_alone_sees_a_deferred_reply_edited(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_a_command_changed_and_synced_again_is_outdated_once(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        await discord_emulator.invoke("/announce")
+        bot.tree.get_command("announce").description = "Open the shop"
+        await bot.tree.sync()
+        with pytest.raises(InvocationFailed, match=r"outdated.*: invoke it again[)]$"):
+            await discord_emulator.invoke("/announce")
+        again = await discord_emulator.invoke("/announce")
+    assert again.content == "announced"
+
+
+@pytest.mark.anyio
 async def test_no_answer_fails_clearly(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
@@ -169,7 +183,7 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
 
 
 KINDS_BOT = '''
