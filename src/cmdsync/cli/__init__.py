@@ -167,9 +167,14 @@ def _to_devnull(stream: Any) -> None:
     goes nowhere at exit, instead of failing again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
         os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError):  # not a file: nothing to flush to
         pass
+    finally:
+        os.close(devnull)
 
 
 def _try_err(text: str) -> None:
@@ -203,7 +208,7 @@ def _end_process(code: int) -> NoReturn:
     """
     if any(thread is not threading.main_thread() and not thread.daemon
            for thread in threading.enumerate()):
-        sys.exit(code)
+        sys.exit(_flushed(code))
     atexit._run_exitfuncs()  # runs each handler once, then forgets them
     os._exit(_flushed(code))
 

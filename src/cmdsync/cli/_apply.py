@@ -14,6 +14,7 @@ from cmdsync.cli._shared import (
     BearerFileOption,
     EnvOption,
     LocalOption,
+    NoPruneOption,
     PlanFormat,
     SecretFileOption,
     TokenFileOption,
@@ -68,8 +69,7 @@ def apply(
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
-    no_prune: Annotated[bool, typer.Option(
-        "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    no_prune: NoPruneOption = False,
     no_refresh: Annotated[bool, typer.Option(
         "--no-refresh", help="With a saved plan: write it without reading live state again "
         "(Terraform's -refresh=false): no check that live state still matches the plan; "

@@ -15,6 +15,7 @@ from cmdsync.cli._shared import (
     EnvOption,
     ForceOption,
     LocalOption,
+    NoPruneOption,
     OutputFileOption,
     OutputFormat,
     PlanFormat,
@@ -48,8 +49,7 @@ def plan(
     api_url: ApiUrlOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
-    no_prune: Annotated[bool, typer.Option(
-        "--no-prune", help="Keep live commands the manifest does not name.")] = False,
+    no_prune: NoPruneOption = False,
     output: Annotated[PlanFormat | None, typer.Option(
         "--format", "-f", help="text, json (schemas/plan.schema.json) or github (annotations "
         "at the manifest lines and the plan in the job summary; the default when "

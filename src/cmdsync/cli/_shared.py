@@ -146,6 +146,8 @@ TokenFileOption = Annotated[str | None, typer.Option(
 SecretFileOption = Annotated[str | None, typer.Option(
     "--client-secret-file", help="Read DISCORD_CLIENT_SECRET from FILE.", metavar="FILE",
     show_default=False)]
+NoPruneOption = Annotated[bool, typer.Option(
+    "--no-prune", help="Keep live commands the manifest does not name.")]
 EnvOption = Annotated[str | None, typer.Option(
     "--env", help="Use this environment of cmdsync.toml (application id, API URL, guild "
     "variables); default: its default_environment.", metavar="NAME", show_default=False)]
