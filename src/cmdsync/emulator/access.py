@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from cmdsync.emulator import error_replies
 from cmdsync.emulator.database import Application, Store, Token
 from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
@@ -70,3 +72,14 @@ def manages_guild(token: Token, guild_id: str) -> None:
     """The token's user may manage the guild (else 403 code 50013)."""
     if guild_id not in token.guilds:
         raise error_replies.missing_permissions()
+
+
+def loopback(host: str) -> bool:
+    """Whether ``host`` (a ``Host`` header's name, lower case) names this machine's
+    loopback: ``localhost``, ``127.0.0.0/8`` or ``::1``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -44,7 +44,7 @@ No authentication; faults and rate limits never apply here.
   "interaction_deadline", "interaction_token_lifetime",
   "verification_deadline"}, "gateway": {"heartbeat_interval" (ms),
   "heartbeat_tolerance", "send_limit", "send_window", "identify_limit",
-  "guilds_per_shard", "resume_timeout", "replay_limit", "members_window",
+  "guilds_per_shard", "resume_timeout", "identify_timeout", "replay_limit", "members_window",
   "tick", "seed"}}`` (:class:`~cmdsync.emulator.gateway.GatewayConfig`); a PUT
   changes the sections it names, each given in full or in part.
 
@@ -65,7 +65,6 @@ A ``PUT /_emulator/config`` value out of its range (``NaN``, a latency of
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -76,6 +75,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from cmdsync.emulator import interactions, messages, strict_json
+from cmdsync.emulator.access import loopback as _loopback
 from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.gateway import rest as gateway_rest
 from cmdsync.emulator.instance import Emulator
@@ -164,15 +164,6 @@ def _guarded(handler: Handler) -> Handler:
         return await handler(request)
 
     return guarded
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def index(request: Request) -> Response:

@@ -5,10 +5,20 @@ it listens and every credential of the seed) once the socket is bound, then
 serves until Ctrl-C. :class:`BackgroundServer` runs the same server in a
 thread on an already-bound socket, for tests: ``with BackgroundServer(app)
 as base_url: ...`` (``base_url`` like ``http://127.0.0.1:54321``).
+
+Both bound what a client can hold (:func:`uvicorn_config`): a connection
+that has not sent a whole request line and headers within
+:data:`HEADER_TIMEOUT` seconds of connecting, or of the first byte of its
+next request, is closed (uvicorn's own keep-alive timeout ends only idle
+connections, not a request that never finishes); and a websocket message,
+the gateway's included, is read up to Discord's 4,096-byte gateway payload
+limit and refused past it with close code 1009, a permessage-deflate
+message while it is inflated, so that memory stays flat.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import socket
@@ -16,17 +26,75 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
+import h11
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.faults import quiet_uvicorn_drops
+from cmdsync.emulator.gateway.protocol import MAX_PAYLOAD_BYTES
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.seed import load_seed
 from cmdsync.emulator.signing import verify_key
 from cmdsync.emulator.throttle import RateLimitConfig
 from cmdsync.errors import UsageError
+
+HEADER_TIMEOUT = 10.0  # seconds a connection has to send a request line and its headers
+
+
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol (h11) that closes a connection whose request line and
+    headers are not all in ``header_timeout`` seconds after it connected, or after the
+    first byte of its next request (a slow-loris client); the body and the answer are
+    not bounded. :func:`uvicorn_config` makes one with the timeout it is given."""
+
+    header_timeout: float = HEADER_TIMEOUT
+    _headers_due: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
+            self._disarm()  # the headers are in (or the connection is over)
+        elif self._headers_due is None:  # a next request has begun
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._headers_due = self.loop.call_later(self.header_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._headers_due is not None:
+            self._headers_due.cancel()
+            self._headers_due = None
+
+    def _too_slow(self) -> None:
+        self._headers_due = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
+def uvicorn_config(app: ASGIApp, *, header_timeout: float = HEADER_TIMEOUT,
+                   **options: Any) -> uvicorn.Config:
+    """The uvicorn configuration the emulator is served with: HTTP/1.1 whose requests
+    must have their headers in ``header_timeout`` seconds (:class:`BoundedH11Protocol`),
+    and websocket messages of at most
+    :data:`~cmdsync.emulator.gateway.protocol.MAX_PAYLOAD_BYTES` (Discord's "Gateway"
+    documentation: a larger payload is refused), refused while being read or inflated.
+    ``options`` go to :class:`uvicorn.Config` as they are."""
+    protocol = type("BoundedH11Protocol", (BoundedH11Protocol,),
+                    {"header_timeout": header_timeout})
+    return uvicorn.Config(app, log_level="warning", lifespan="off", http=protocol,
+                          ws_max_size=MAX_PAYLOAD_BYTES, **options)
 
 
 def build(*, state: str | None, seed: str | None, global_limit: int,
@@ -117,21 +185,22 @@ def serve(emulator: Emulator, *, host: str, port: int,
             else "choose another --port (0 picks a free one)"
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: "
                          f"{fix}") from exc
-    config = uvicorn.Config(create_app(emulator, hosts=(host,)), log_level="warning",
-                            lifespan="off")
+    config = uvicorn_config(create_app(emulator, hosts=(host,)))
     _AnnouncingServer(config, on_start).run(sockets=[listener])
 
 
 class BackgroundServer:
-    """uvicorn serving ``app`` on 127.0.0.1 and a free port, in a daemon thread."""
+    """uvicorn serving ``app`` on 127.0.0.1 and a free port, in a daemon thread, as
+    :func:`uvicorn_config` configures it (``header_timeout`` in seconds)."""
 
-    def __init__(self, app: ASGIApp, *, host: str = "127.0.0.1") -> None:
+    def __init__(self, app: ASGIApp, *, host: str = "127.0.0.1",
+                 header_timeout: float = HEADER_TIMEOUT) -> None:
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that
         # say so, and without it every response waits ~40 ms for a delayed ACK.
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._socket.bind((host, 0))
         self.base_url = f"http://{host}:{self._socket.getsockname()[1]}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        config = uvicorn_config(app, header_timeout=header_timeout)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run,
                                         kwargs={"sockets": [self._socket]}, daemon=True)

@@ -52,7 +52,7 @@ class Connection:
         self.version = version
         self.session: Session | None = None
         self.compress_payloads = False  # IDENTIFY's ``compress``: zlib per payload
-        self.last_heartbeat = gateway.clock()
+        self.opened = self.last_heartbeat = gateway.clock()
         self._received: deque[float] = deque()
 
     def hello(self) -> None:
@@ -60,10 +60,15 @@ class Connection:
             "heartbeat_interval": self.gateway.config.heartbeat_interval}))
 
     def timed_out(self) -> bool:
-        """Close with 4009 when no heartbeat came in time; whether it did."""
-        config = self.gateway.config
+        """Close with 4009 when no heartbeat came in time, or with 4003 when no IDENTIFY
+        or RESUME came within ``identify_timeout`` seconds of opening; whether it did."""
+        config, now = self.gateway.config, self.gateway.clock()
+        if self.session is None and now - self.opened > config.identify_timeout:
+            self.outlet.close(Close.NOT_AUTHENTICATED, "Not authenticated: no IDENTIFY or "
+                              f"RESUME within {config.identify_timeout:g} seconds")
+            return True
         allowed = config.heartbeat_interval / 1000 * config.heartbeat_tolerance
-        if self.gateway.clock() - self.last_heartbeat <= allowed:
+        if now - self.last_heartbeat <= allowed:
             return False
         self.outlet.close(Close.SESSION_TIMED_OUT, "Session timed out: no heartbeat within "
                           f"{allowed:g} seconds")

@@ -38,7 +38,10 @@ class GatewayConfig:
     Discord's values: a HELLO ``heartbeat_interval`` of 41250 ms; 120
     payloads per connection per 60 s (then 4008); 1000 IDENTIFYs per 24 h;
     2500 guilds per shard (more: 4011). A connection without a heartbeat for
-    ``heartbeat_interval`` times ``heartbeat_tolerance`` is closed with 4009.
+    ``heartbeat_interval`` times ``heartbeat_tolerance`` is closed with 4009,
+    and one without IDENTIFY or RESUME ``identify_timeout`` seconds after its
+    HELLO, heartbeats or not, with 4003 (Not authenticated): Discord documents
+    no such bound, but an unauthenticated socket must not stay open forever.
     ``members_window``: an empty-query, limit-0 REQUEST_GUILD_MEMBERS again for
     the same guild within it gets RATE_LIMITED. ``tick``: how often (real
     seconds) a connection looks at the clock for its heartbeat deadline.
@@ -52,6 +55,7 @@ class GatewayConfig:
     identify_limit: int = 1000
     guilds_per_shard: int = 2500
     resume_timeout: float = 60.0
+    identify_timeout: float = 30.0
     replay_limit: int = 1000
     members_window: float = 30.0
     tick: float = 0.1
@@ -64,7 +68,7 @@ class GatewayConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number from 1, not {value!r}")
         for name in ("heartbeat_tolerance", "send_window", "resume_timeout",
-                     "members_window", "tick"):
+                     "identify_timeout", "members_window", "tick"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value) or not 0 < value <= 10 * DAY:

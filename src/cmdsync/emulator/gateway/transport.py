@@ -14,6 +14,22 @@ checks the heartbeat deadline against the emulator's clock every
 ``GatewayConfig.tick`` seconds, and the writer sends what the protocol and
 dispatches queued, then the close. Nothing a client sends makes it raise:
 an unexpected error closes that connection with 4000.
+
+Who may connect: bot libraries send no ``Origin``; a browser always sends
+one on a websocket handshake, and nothing else checks it for websockets. So
+an upgrade is refused (HTTP 403, before any HELLO) when its ``Host`` is not
+a loopback name or the address the emulator was started on (a DNS-rebinding
+page names its own host), or when it carries an ``Origin`` that is not the
+emulator's own (a page on another site): such a page could otherwise log in
+with the seed's public bot token, read the guilds and their members, take
+the bot's INTERACTION_CREATEs and spend the day's IDENTIFYs. The console and
+the admin API make the same checks (:func:`cmdsync.emulator.admin._guarded`).
+
+A client message is read up to Discord's payload limit and no further
+(:data:`~cmdsync.emulator.gateway.protocol.MAX_PAYLOAD_BYTES`, the server's
+websocket ``max_size``: :func:`cmdsync.emulator.server.uvicorn_config`), a
+permessage-deflate message included: one that inflates past it is refused
+while it is inflated, with close code 1009 (message too big).
 """
 
 from __future__ import annotations
@@ -27,12 +43,15 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from cmdsync.emulator.access import loopback
 from cmdsync.emulator.gateway.connection import Connection
 from cmdsync.emulator.gateway.hub import Gateway, Outlet
 from cmdsync.emulator.gateway.protocol import API_VERSIONS, Close, Closed
 
 PATH = "/gateway"
+REFUSED = 1008  # policy violation: the upgrade is answered 403
 _log = logging.getLogger(__name__)
+_HTTP = {"ws": "http", "wss": "https"}
 
 
 def routes() -> list[WebSocketRoute]:
@@ -64,8 +83,25 @@ def _query_problem(query: Any) -> Closed | None:
     return None
 
 
+def refusal(websocket: WebSocket) -> str | None:
+    """Why an upgrade is refused (a foreign ``Host`` or ``Origin``), or None."""
+    host = (websocket.url.hostname or "").lower().rstrip(".")
+    if not (loopback(host) or host in websocket.app.state.admin_hosts):
+        return f"host {host[:100] or '(none)'!r} is not this emulator's address"
+    origin = websocket.headers.get("origin")
+    own = f"{_HTTP.get(websocket.url.scheme, 'http')}://{websocket.url.netloc}"
+    if origin is not None and origin.lower() != own.lower():
+        return f"origin {origin[:100]!r} is a page this emulator did not serve"
+    return None
+
+
 async def _endpoint(websocket: WebSocket) -> None:
     gateway: Gateway = websocket.app.state.emulator.gateway
+    refused = refusal(websocket)
+    if refused is not None:
+        _log.warning("gateway connection refused: %s", refused)
+        await websocket.close(code=REFUSED)
+        return
     await websocket.accept()
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
