@@ -163,13 +163,15 @@ def _saved(emulator: Emulator, tmp_path: Path, path: str, *, keep_prior: bool = 
            signed: bool = True) -> str:
     """``path`` planned and saved as ``cmdsync plan --out`` saves it: with the prior state
     it read (or ``prior``), unless not ``keep_prior``; where it was read, or ``api_url``;
-    unless not ``signed``, its plan_hmac keyed with the bot token."""
+    unless not ``signed``, its plan_hmac keyed as `plan --out` keys it (the emulator's bot
+    token is published: the random key in ``tmp_path/.cmdsync/plan.key``)."""
     run = plan_paths([path], connection=connection(emulator), env=ENV, cwd=str(tmp_path))
     assert run.plan is not None
     saved = str(tmp_path / "plan.json")
     save(run.plan, saved, api_url=api_url or run.api_url,
          prior=(prior or run.live) if keep_prior else None,
-         key=saved_plan_key(connection(emulator), ENV) if signed else None,
+         key=saved_plan_key(connection(emulator), ENV, cwd=str(tmp_path), create=True)
+         if signed else None,
          manifest=run.validation.manifest)
     return saved
 

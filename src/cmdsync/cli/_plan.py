@@ -112,7 +112,8 @@ def plan(
         from cmdsync.runners.session import saved_plan_key
 
         save_plan(result, out, api_url=run.api_url, prior=run.live,
-                  key=saved_plan_key(connection, env), manifest=run.validation.manifest,
+                  key=saved_plan_key(connection, env, cwd=root or os.getcwd(), create=True),
+                  manifest=run.validation.manifest,
                   cwd=root or os.getcwd())
         message = f"\nSaved the plan to {out}: apply it with `cmdsync apply {out}`.\n"
         if not console.QUIET:

@@ -12,8 +12,10 @@ whose content no longer matches it, so what apply sends is what the plan
 showed. Anyone can compute that digest again after an edit, so a saved
 plan also carries ``plan_hmac``, the same content's HMAC keyed with the
 credential that read live state (:func:`plan_key`; the credential itself is
-never written): an apply holding that credential knows the plan is
-cmdsync's own. ``manifest_sha256`` holds the digest of each manifest file's
+never written), or, where that credential is one anyone has (``--local``,
+the emulator's published tokens), with a random key kept in
+``.cmdsync/plan.key`` (:func:`cmdsync.runners.files.local_plan_key`): an
+apply holding that key knows the plan is cmdsync's own. ``manifest_sha256`` holds the digest of each manifest file's
 text: with both, apply knows the files beside an authentic plan are the ones
 it was made from without reading them as manifests again.
 """

@@ -207,7 +207,8 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
 
     def key(planned_at: str | None) -> bytes | None:  # of the credential it is applied with
         try:
-            return saved_plan_key(_connection_for(path, connection, planned_at, env), env)
+            return saved_plan_key(_connection_for(path, connection, planned_at, env), env,
+                                  cwd=cwd)
         except UsageError:
             return None  # applied elsewhere than planned: refused just below
 
@@ -430,6 +431,15 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
             f"the saved plan {path} is not signed with the credential at hand (its "
             "plan_hmac), so no code it names is imported; nothing was changed. Plan again "
             "with this credential (`cmdsync plan --out FILE`):"))
+    if code:  # authentic: its plan_hmac alone vouches for what the code gave
+        changed = _changed_texts(files, plan.manifest_sha256)
+        if changed:
+            raise UnsafePlanError([f"{f}: changed since the plan was made" for f in changed],
+                                  heading=(
+                f"the saved plan {path} does not match the manifests it was made from, and "
+                "apply never imports the bot code a saved plan names to hold it against "
+                "them; nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
+        return None
     if authentic and _same_texts(files, plan.manifest_sha256):
         return None
     from cmdsync.state import desired_state
@@ -460,14 +470,35 @@ def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
     if len(digests) != len(files) or None in digests:
         return False
     for file, digest in zip(files, digests):
-        try:
-            raw = read_bounded(file, MAX_MANIFEST_BYTES)
-        except OSError:
-            return False
-        raw = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-        if may_interpolate(raw) or bytes_digest(raw) != digest:
+        raw = _text(file)
+        if raw is None or may_interpolate(raw) or bytes_digest(raw) != digest:
             return False
     return True
+
+
+def _text(file: str) -> bytes | None:
+    """A manifest's bytes as read, a byte order mark dropped; None when unreadable."""
+    try:
+        raw = read_bounded(file, MAX_MANIFEST_BYTES)
+    except OSError:
+        return None
+    return raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
+
+
+def _changed_texts(files: Sequence[str], digests: Sequence[str | None]) -> list[str]:
+    """The manifest files (not bot code) whose text differs from the digest the plan
+    holds for it, or that cannot be read; one with no digest (its bodies depend on the
+    environment) is not held against it."""
+    if len(digests) != len(files):
+        return [f for f in files if not is_code_source(f)]
+    changed = []
+    for file, digest in zip(files, digests):
+        if is_code_source(file) or digest is None:
+            continue
+        raw = _text(file)
+        if raw is None or bytes_digest(raw) != digest:
+            changed.append(file)
+    return changed
 
 
 async def _apply(session: Session, plan: Plan, live: LiveState, *,

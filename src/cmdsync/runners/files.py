@@ -1,4 +1,5 @@
-"""The files the runners read and write for the user: saved plans.
+"""The files the runners read and write for the user: saved plans, and the key that signs
+them where the credential cannot (:func:`local_plan_key`).
 
 Reading and writing live here, so :mod:`cmdsync.plan.planfile` stays pure
 (text in, :class:`~cmdsync.plan.Plan` out, and back).
@@ -6,11 +7,14 @@ Reading and writing live here, so :mod:`cmdsync.plan.planfile` stays pure
 
 from __future__ import annotations
 
+import os
+import secrets
+import stat
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cmdsync.errors import CmdsyncError
-from cmdsync.manifest.files import read_bounded, write_file
+from cmdsync.manifest.files import read_bounded, work_directory, write_file
 from cmdsync.plan.changes import Plan
 from cmdsync.plan.planfile import Key, SavedPlan, dumps, load_saved
 from cmdsync.state import LiveState
@@ -19,6 +23,68 @@ if TYPE_CHECKING:
     from cmdsync.manifest.entries import ManifestSet
 
 MAX_PLAN_BYTES = 256 * 1024 * 1024
+PLAN_KEY = "plan.key"  # in .cmdsync/: the random key of saved plans made with --local
+
+
+def local_plan_key(cwd: str, *, create: bool = False) -> bytes | None:
+    """The random key that signs saved plans where the credential is one anyone has
+    (``--local``, the emulator's published tokens): 32 bytes kept as hex in
+    ``cwd/.cmdsync/plan.key``, readable and writable by its owner only (0600).
+
+    Made when ``create`` and absent (written whole under another name, then
+    linked: a reader never sees half a key); otherwise None when absent. Raises
+    :class:`~cmdsync.errors.CmdsyncError` naming the file when it is not a
+    regular file of the current user's, when others may read or write it (its
+    mode, and the ``chmod`` that fixes it), or when it holds no key.
+    """
+    path = os.path.join(work_directory(cwd, create=create), PLAN_KEY)
+    if create and not os.path.lexists(path):
+        _make_key(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CmdsyncError(f"cannot read the saved-plan key {path}: {exc.strerror or exc} "
+                           "(a symbolic link is never followed): delete it and plan "
+                           "again") from exc
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise CmdsyncError(f"the saved-plan key {path} is not a regular file: delete it "
+                               "and plan again")
+        if os.name == "posix" and (info.st_mode & 0o077 or info.st_uid != os.getuid()):
+            raise CmdsyncError(
+                f"the saved-plan key {path} has mode {stat.S_IMODE(info.st_mode):04o} or "
+                "another owner: whoever can read it can sign a plan that apply trusts. Run "
+                f"`chmod 600 {path}` as its owner, or delete it and plan again")
+        text = file.read(65).strip()
+    try:
+        key = bytes.fromhex(text.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        key = b""
+    if len(key) != 32:
+        raise CmdsyncError(f"the saved-plan key {path} holds no key: delete it and plan "
+                           "again")
+    return key
+
+
+def _make_key(path: str) -> None:
+    temporary = f"{path}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                 | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(secrets.token_bytes(32).hex().encode("ascii") + b"\n")
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another plan made it meanwhile: that one is the key
+    except OSError as exc:
+        raise CmdsyncError(f"cannot write the saved-plan key {path}: "
+                           f"{exc.strerror or exc}") from exc
+    finally:
+        os.unlink(temporary)
 
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None,

@@ -160,17 +160,25 @@ async def _stored_bearer(connection: Connection, base: str, application_id: str,
                                credentials=credentials, transport=connection.transport)
 
 
-def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
-                   ) -> bytes | None:
+def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None, *,
+                   cwd: str | None = None, create: bool = False) -> bytes | None:
     """The ``plan_hmac`` key (:func:`cmdsync.plan.planfile.plan_key`) of the credential
-    ``connection`` reads live state with (for ``--local``, the local emulator's bot
-    token); None without one (then saved plans carry no ``plan_hmac``)."""
+    ``connection`` reads live state with; None without one (then saved plans carry no
+    ``plan_hmac``).
+
+    A credential anyone has cannot sign: for ``--local``, and for a credential
+    the emulator publishes (its default seed's tokens, as a served emulator
+    uses them), the key is the random one in ``cwd``'s ``.cmdsync/plan.key``
+    (:func:`cmdsync.runners.files.local_plan_key`), made there when ``create``
+    (``plan --out``) and absent, else None. Raises
+    :class:`~cmdsync.errors.CmdsyncError` for a key file others may read or write.
+    """
     from cmdsync.plan.planfile import plan_key  # not before a plan's first request
+    from cmdsync.runners.files import local_plan_key
 
+    where = os.getcwd() if cwd is None else cwd
     if connection.local:
-        from cmdsync.emulator.seed import BOT_TOKEN
-
-        return plan_key(BOT_TOKEN)
+        return local_plan_key(where, create=create)
     try:
         auth = auth_from_env(os.environ if env is None else env,
                              token_file=connection.token_file,
@@ -179,7 +187,17 @@ def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None
     except CmdsyncError:
         return None
     commands = auth.commands
-    return plan_key(commands.value if isinstance(commands, Token) else commands.client_secret)
+    secret = commands.value if isinstance(commands, Token) else commands.client_secret
+    if _published(secret):
+        return local_plan_key(where, create=create)
+    return plan_key(secret)
+
+
+def _published(secret: str) -> bool:
+    """Whether ``secret`` is one of the emulator's published test credentials."""
+    from cmdsync.emulator import seed
+
+    return secret in (seed.BOT_TOKEN, seed.CLIENT_SECRET, seed.USER_TOKEN)
 
 
 @asynccontextmanager
