@@ -193,7 +193,7 @@ def _closed_by_server(raw: socket.socket) -> bool:
     try:
         while raw.recv(4096):
             pass
-    except socket.timeout:
+    except TimeoutError:
         return False
     except ConnectionResetError:
         return True
@@ -267,8 +267,8 @@ async def test_a_socket_that_heartbeats_but_never_identifies_is_closed(
         await client.send({"op": 1, "d": None})
         assert (await client.recv())["op"] == 11
     clock.advance(1)  # 31 seconds since HELLO
-    assert await client.closed() == (4003, "Not authenticated: no IDENTIFY or RESUME "
-                                     "within 30 seconds")
+    assert await client.closed() == (4003, ("Not authenticated: no IDENTIFY or RESUME "
+                                     "within 30 seconds"))
 
 
 @pytest.mark.anyio
