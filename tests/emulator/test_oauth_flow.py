@@ -291,7 +291,8 @@ def test_the_code_is_bound_to_its_redirect_uri_and_client(served: tuple[Emulator
     stolen = exchange(site, code, verifier, auth=("444444444444444444", "other-secret"))
     assert stolen.json() == {"error": "invalid_grant",
                              "error_description": "Invalid \"code\" in request."}
-    assert exchange(site, code, verifier).status_code == 200  # its own client still can
+    assert exchange(site, code, verifier).json() == {  # used up: its own client cannot
+        "error": "invalid_grant", "error_description": "Invalid \"code\" in request."}
     wrong = exchange(site, code, verifier, auth=(APP, "wrong"))
     assert (wrong.status_code, wrong.json(), wrong.headers["www-authenticate"]) == (
         401, {"error": "invalid_client"}, 'Basic realm="oauth2"')
@@ -321,10 +322,6 @@ def test_access_tokens_expire_and_the_refresh_token_rotates(site: httpx.Client,
     assert body["refresh_token"] != first["refresh_token"]
     assert (body["expires_in"], body["scope"]) == (604800, first["scope"])
     assert put_overwrites(site, body["access_token"]).status_code == 200
-    spent = site.post("/api/v10/oauth2/token", auth=(APP, SECRET), data=refresh)
-    assert (spent.status_code, spent.json()) == (400, {
-        "error": "invalid_grant", "error_description": "Invalid \"refresh_token\" in request: "
-                                                       "it is unknown, revoked or already used."})
     narrower = site.post("/api/v10/oauth2/token", auth=(APP, SECRET), data={
         "grant_type": "refresh_token", "refresh_token": body["refresh_token"],
         "scope": "identify"}).json()
@@ -333,6 +330,12 @@ def test_access_tokens_expire_and_the_refresh_token_rotates(site: httpx.Client,
         "grant_type": "refresh_token", "refresh_token": narrower["refresh_token"],
         "scope": "identify email"}).json()
     assert wider["error"] == "invalid_scope"
+    spent = site.post("/api/v10/oauth2/token", auth=(APP, SECRET), data=refresh)
+    assert (spent.status_code, spent.json()) == (400, {
+        "error": "invalid_grant", "error_description": "Invalid \"refresh_token\" in request: "
+        "it was already used, so it may have been copied: the grant is revoked (every token "
+        "issued from it); authorize again."})
+    assert put_overwrites(site, body["access_token"]).status_code == 401  # RFC 9700 4.14.2
 
 
 @pytest.mark.parametrize("which", ["refresh_token", "access_token"])

@@ -26,6 +26,14 @@ with ``error``: ``invalid_request`` (a parameter given twice, a
 (``response_type`` other than ``code``) and ``invalid_scope`` (no scope, or
 one not in :data:`~cmdsync.emulator.oauth.AUTHORIZE_SCOPES`), each with an
 ``error_description`` and the ``state``.
+
+The page answers only requests addressed to a loopback name (``localhost``,
+``127.0.0.0/8``, ``::1``) or the host the emulator listens on, as the admin
+API and the console do (:func:`cmdsync.emulator.admin._guarded`): another
+``Host`` is 403, with a page saying which hosts it answers. A page of another
+site that rebinds its own name to 127.0.0.1 (DNS rebinding) is then
+same-origin with the emulator but still names its own host, so it can neither
+read the page's nonce nor post the user's decision.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from cmdsync.emulator import grants
+from cmdsync.emulator.access import loopback
 from cmdsync.emulator.database import Application
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.oauth import AUTHORIZE_SCOPES
@@ -93,7 +102,14 @@ class _Target:
 async def authorize(request: Request) -> Response:
     """``GET`` (the page) or ``POST`` (the user's decision) ``/oauth2/authorize``."""
     emulator: Emulator = request.app.state.emulator
-    if request.method == "POST":
+    host = (request.url.hostname or "").lower().rstrip(".")
+    if not (loopback(host) or host in request.app.state.admin_hosts):
+        response: Response = _error_page(
+            f"This page answers only requests for localhost, 127.0.0.1, [::1] or the host "
+            f"the emulator listens on, not {host or 'no host'!r}: open it by one of those "
+            "(another name may be a web page reaching the emulator by DNS rebinding).",
+            status=403)
+    elif request.method == "POST":
         response = await _decide(request, emulator)
     else:
         response = _ask(request, emulator)

@@ -13,7 +13,13 @@ The flow (Discord's "OAuth2" topic; RFC 6749 4.1, RFC 7636) in the emulator's
   ``oauth_grants``) and the access tokens issued from it (``tokens`` rows
   with its ``grant_id``). Revoking the grant (:func:`revoke_grant`) deletes
   all of them; a code redeemed twice revokes the grant it led to (RFC 6749
-  4.1.2, 10.5).
+  4.1.2, 10.5);
+- a refresh is a new access token and a new refresh token, the old one
+  spent (rotation). A refresh token names its grant (``<grant id>.<random>``),
+  so that a spent one presented again is recognised without keeping every
+  spent token: it revokes the grant (:func:`replayed`; RFC 9700 4.14.2: one
+  of two parties holds a copy, the server cannot tell which, so neither keeps
+  the grant).
 
 Times are epoch seconds from the emulator's injected clock.
 """
@@ -125,7 +131,7 @@ def redeem(store: Store, db: sqlite3.Connection, value: str, code: Code, *,
     :data:`TOKEN_LIFETIME` seconds, managing ``guilds``) and a refresh token."""
     grant_id = secrets.token_hex(12)
     db.execute("UPDATE oauth_codes SET grant_id = ? WHERE code = ?", (grant_id, value))
-    refresh = secrets.token_urlsafe(32)
+    refresh = _refresh_token(grant_id)
     db.execute("INSERT INTO oauth_grants VALUES (?, ?, ?, ?, ?)",
                (grant_id, code.application_id, code.user_id, " ".join(code.scopes), refresh))
     access = _access_token(store, db, grant_id, code.application_id, code.user_id,
@@ -145,13 +151,29 @@ def refresh(store: Store, db: sqlite3.Connection, refresh_token: str, client_id:
     if row is None or row["application_id"] != client_id:
         return None
     granted = frozenset(row["scopes"].split())
-    new_refresh = secrets.token_urlsafe(32)
+    new_refresh = _refresh_token(row["id"])
     db.execute("UPDATE oauth_grants SET refresh_token = ? WHERE id = ?",
                (new_refresh, row["id"]))
     chosen = granted if scopes is None else scopes
     access = _access_token(store, db, row["id"], client_id, row["user_id"], chosen,
                            guilds_of(row["user_id"]), now)
     return Issued(access, new_refresh, chosen)
+
+
+def replayed(db: sqlite3.Connection, refresh_token: str, client_id: str) -> bool:
+    """Whether ``refresh_token`` is a spent refresh token of a grant of ``client_id`` that
+    is still alive; if so, the grant is revoked (see the module docstring). Another
+    client's, an unknown or the current refresh token is no replay."""
+    grant_id, dot, _ = refresh_token.partition(".")
+    if not dot:
+        return False
+    row = db.execute("SELECT refresh_token FROM oauth_grants WHERE id = ? AND "
+                     "application_id = ?", (grant_id, client_id)).fetchone()
+    if row is None or secrets.compare_digest(row["refresh_token"].encode(),
+                                             refresh_token.encode()):
+        return False
+    revoke_grant(db, grant_id)
+    return True
 
 
 def granted_scopes(db: sqlite3.Connection, refresh_token: str) -> frozenset[str] | None:
@@ -185,6 +207,10 @@ def revoke(store: Store, client_id: str, token: str) -> None:
             revoke_grant(db, found["grant_id"])
         else:  # a client-credentials or seeded token: only itself
             db.execute("DELETE FROM tokens WHERE token = ?", (token,))
+
+
+def _refresh_token(grant_id: str) -> str:
+    return f"{grant_id}.{secrets.token_urlsafe(32)}"
 
 
 def _access_token(store: Store, db: sqlite3.Connection, grant_id: str, app_id: str,

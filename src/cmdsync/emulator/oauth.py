@@ -14,11 +14,18 @@ Grants (``grant_type``):
   authorization request, when it named one) and ``code_verifier`` (PKCE
   S256, when the request carried a ``code_challenge``): a code from the
   consent page (:mod:`cmdsync.emulator.consent`), single use and valid 10
-  minutes. A code used a second time revokes the tokens it was exchanged
-  for (RFC 6749 4.1.2, 10.5); a code that fails its checks is used up;
+  minutes. Any attempt to redeem a code uses it up, whoever makes it: one
+  that fails its checks (another client's code, another ``redirect_uri``, a
+  wrong ``code_verifier``, an expired code) is refused and cannot be tried
+  again, not even by the client it was issued to (RFC 6749 10.5: a code seen
+  twice is compromised); a code presented again after it was redeemed is
+  refused and revokes the tokens it was exchanged for (RFC 6749 4.1.2);
 - ``refresh_token`` with ``refresh_token`` (and optionally a narrower
   ``scope``): a new access token and a new refresh token; the old refresh
-  token is no longer valid.
+  token is spent. Presented again by its client, a spent refresh token
+  revokes the whole grant: the current refresh token and every access token
+  issued from the grant (RFC 9700 4.14.2: either the client or an attacker
+  holds a copy, and the server cannot tell which).
 
 Success: 200 ``{"access_token", "token_type": "Bearer", "expires_in": 604800,
 "refresh_token", "scope"}`` (no ``refresh_token`` for client credentials).
@@ -121,13 +128,14 @@ def _authorization_code(store: Store, app: Application, form: dict[str, str],
         raise OAuthError("invalid_request", "code is required")
     with store.transaction() as db:  # what it changes is committed before any refusal
         found = grants.find_code(db, value)
-        if found is None or found[0].application_id != app.id:
+        if found is None:
             problem: str | None = "Invalid \"code\" in request."
         elif found[1] is not None:  # a second use: whoever holds it may not keep the tokens
             grants.revoke_grant(db, found[1])
             problem = "The code has already been used: the tokens issued for it are revoked."
-        else:
-            problem = _code_problem(found[0], form, now)
+        else:  # any attempt uses the code up, another client's too
+            problem = "Invalid \"code\" in request." if found[0].application_id != app.id \
+                else _code_problem(found[0], form, now)
             if problem is not None:
                 grants.forget_code(db, value)
             else:
@@ -164,16 +172,23 @@ def _refresh_token(store: Store, app: Application, form: dict[str, str],
     if not value:
         raise OAuthError("invalid_request", "refresh_token is required")
     asked = frozenset(form["scope"].split()) if form.get("scope") else None
-    with store.transaction() as db:
-        granted = grants.granted_scopes(db, value)
-        if granted is not None and asked is not None and not asked <= granted:
-            raise OAuthError("invalid_scope", "The requested scope exceeds the scope "
-                             "granted.")
-        issued = grants.refresh(store, db, value, app.id, asked,
-                                guilds_of=lambda user: _managed(store, user), now=now)
+    with store.transaction() as db:  # a revoked grant is committed before the refusal
+        if grants.replayed(db, value, app.id):
+            issued = None
+            problem = ("Invalid \"refresh_token\" in request: it was already used, so it "
+                       "may have been copied: the grant is revoked (every token issued from "
+                       "it); authorize again.")
+        else:
+            granted = grants.granted_scopes(db, value)
+            if granted is not None and asked is not None and not asked <= granted:
+                raise OAuthError("invalid_scope", "The requested scope exceeds the scope "
+                                 "granted.")
+            issued = grants.refresh(store, db, value, app.id, asked,
+                                    guilds_of=lambda user: _managed(store, user), now=now)
+            problem = ("Invalid \"refresh_token\" in request: it is unknown, revoked or "
+                       "already used.")
     if issued is None:
-        raise OAuthError("invalid_grant", "Invalid \"refresh_token\" in request: it is "
-                         "unknown, revoked or already used.")
+        raise OAuthError("invalid_grant", problem)
     return _issued(issued)
 
 

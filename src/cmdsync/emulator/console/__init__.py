@@ -12,12 +12,12 @@ websocket (:mod:`cmdsync.emulator.console.live`).
 
 Modules: ``pages`` (the GET handlers), ``run`` (the Run form and its
 submission), ``views`` (picker, permission table and budget as values),
-``markdown`` (message content to safe HTML), ``web`` (templates, headers and
-the secret filter), ``live``.
+``markdown`` (message content to safe HTML), ``web`` (templates, headers,
+links), ``redact`` (the secret filter), ``live``.
 
 Every HTTP route goes through the admin API's checks (host and origin;
 :func:`cmdsync.emulator.admin._guarded`), and no secret reaches a page or
-data route (:func:`cmdsync.emulator.console.web.scrub`).
+data route, in any encoding (:mod:`cmdsync.emulator.console.redact`).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cmdsync.emulator.admin import _loopback as loopback
+from cmdsync.emulator.access import loopback
 from cmdsync.emulator.instance import Emulator
 
 POLL = 0.2  # seconds between two looks at the state

@@ -8,7 +8,11 @@ quotes, lists, masked links (http and https only); mentions ``<@id>``,
 CommonMark is parsed by markdown-it-py with raw HTML and images off; a
 core rule then turns mentions, timestamps and spoilers in text into
 elements, and ``__`` renders as underline as on Discord. Everything the
-message says is escaped; nothing it holds runs or loads.
+message says is escaped; nothing it holds runs or loads. A ``redact``
+function (the console's secret filter) is applied to every text, code,
+link and name once parsed, before anything is escaped, so that what markdown
+decodes (a backslash escape, an entity, a percent-encoded link) cannot bring
+a secret back.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from markupsafe import Markup
 
 # (kind, id) -> the name shown after @ or #, or None when unknown
 Resolver = Callable[[str, str], "str | None"]
+Redact = Callable[[str], str]
 _SPECIAL = re.compile(r"<(@!?|@&|#)([0-9]{1,20})>|<t:(-?[0-9]{1,13})(?::([tTdDfFR]))?>"
                       r"|\|\|(.+?)\|\||(@everyone|@here)")
 _STYLES = {"t": "%H:%M", "T": "%H:%M:%S", "d": "%d/%m/%Y", "D": "%d %B %Y",
@@ -43,13 +48,19 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-def render(content: str, resolve: Resolver) -> Markup:
-    """``content`` as HTML, its mentions named through ``resolve``."""
-    return Markup(_PARSER.render(content, {"resolve": resolve}))  # escaped by markdown-it
+def render(content: str, resolve: Resolver, *, redact: Redact | None = None) -> Markup:
+    """``content`` as HTML, its mentions named through ``resolve``, every text passed
+    through ``redact`` (if given) before it is escaped."""
+    env = {"resolve": resolve, "redact": redact}
+    return Markup(_PARSER.render(content, env))  # escaped by markdown-it
 
 
 def _discord(state: StateCore) -> None:
+    redact: Redact | None = state.env["redact"]
     resolve: Resolver = state.env["resolve"]
+    if redact is not None:
+        _redact(state.tokens, redact)
+        resolve = _redacted(resolve, redact)
     for block in state.tokens:
         if block.type != "inline" or not block.children:
             continue
@@ -57,6 +68,25 @@ def _discord(state: StateCore) -> None:
         for token in block.children:
             children.extend(_split(token, resolve) if token.type == "text" else [token])
         block.children = children
+
+
+def _redact(tokens: Sequence[Token], redact: Redact) -> None:
+    """Each text, code, fence language and attribute (a link's href) of ``tokens``."""
+    for token in tokens:
+        token.content = redact(token.content)
+        token.info = redact(token.info)
+        for name, value in list(token.attrs.items()):
+            token.attrs[name] = redact(str(value))
+        if token.children:
+            _redact(token.children, redact)
+
+
+def _redacted(resolve: Resolver, redact: Redact) -> Resolver:
+    def named(kind: str, snowflake: str) -> str | None:
+        name = resolve(kind, snowflake)
+        return None if name is None else redact(name)
+
+    return named
 
 
 def _split(token: Token, resolve: Resolver) -> list[Token]:

@@ -11,7 +11,6 @@ last, as the client does, and shows the choices the bot answers.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -220,8 +219,7 @@ def _command(emulator: Emulator, form: Mapping[str, Any]) -> StoredCommand | Non
 
 
 def _json(request: Request, body: dict[str, Any]) -> Response:
-    emulator: Emulator = request.app.state.emulator
-    return web.answer(request, web.scrub(emulator, json.dumps(body)), "application/json")
+    return web.json_answer(request, body)
 
 
 # -- the page --------------------------------------------------------------------------
@@ -244,12 +242,14 @@ async def page(request: Request) -> Response:
     locale = pages.pick(query.get("locale"), pages.LOCALE_CHOICES, "en-US") or "en-US"
     channels = store.fixtures("channel", guild_id) if guild_id else []
     users = _users(store, guild_id or None)
+    # Secrets hidden before a message is cut short: a cut one would not be recognised.
+    hide = web.redactor_of(emulator)
     targets: list[tuple[str, str]] = []
     if command is not None and command.type == CommandType.USER:
         targets = users
     elif command is not None and command.type == CommandType.MESSAGE and guild_id:
         targets = [(m["id"], (f"{user_label(store, str(m['author_id']))}: "
-                    f"{str(m.get('content', ''))[:40]} (#{m['channel_id']})"))
+                    f"{hide.text(str(m.get('content', '')))[:40]} (#{m['channel_id']})"))
                    for m in store.fixtures("message", guild_id)]
     exchange = None
     wanted = query.get("interaction", "")
@@ -267,4 +267,4 @@ async def page(request: Request) -> Response:
                    paths=paths(command, locale, store, guild_id or None) if command else [],
                    chosen={"channel": query.get("channel", ""), "user": query.get("user", "")},
                    user_label=lambda user_id: user_label(store, user_id))
-    return web.page(request, "run.html", context)
+    return web.page(request, "run.html", context, redactor=hide)

@@ -3,39 +3,79 @@
 Templates are Jinja2, autoescaped, loaded from the package. Every answer
 carries a Content-Security-Policy allowing only the console's own scripts,
 styles and images (no inline script or style, no frame, no other origin) and
-``no-store``. Before it leaves, an answer's body is checked for every secret
-the emulator holds (bot and Bearer tokens, client secrets, interaction
-tokens, signing keys) and each one found is replaced by ``[hidden]``: the
-pages leave them out already, this holds when one slips into a message a
-bot wrote or a payload.
+``no-store``. Every value a template prints, every text of a message's
+markdown and every JSON shown or answered goes through the secret filter
+first (:mod:`cmdsync.emulator.console.redact`): each secret the emulator holds
+is replaced by ``[hidden]`` before the value is escaped, so it shows in no
+encoding. The pages leave secrets out already; this holds when one slips into
+a message a bot wrote, a name or a payload.
+
+Links and images the console shows from what bots send (an embed's ``url``,
+``image``, ``thumbnail``) keep only the schemes Discord's client follows
+(:func:`link`); any other, ``javascript:`` or ``data:`` among them, is shown
+as text.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Undefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from cmdsync.emulator import signing
-from cmdsync.emulator.console import markdown
+from cmdsync.emulator.console import markdown, redact
 from cmdsync.emulator.instance import Emulator
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL, LOADING
 
-HIDDEN = "[hidden]"
+HIDDEN = redact.HIDDEN
 INTERACTION_TOKEN = "(the interaction token, hidden)"
+# Discord's client links an embed's url to the web only; its image and thumbnail may be
+# an uploaded file too (attachment://name).
+WEB = ("http://", "https://")
+MEDIA = (*WEB, "attachment://")
+# The secret filter of the page being rendered: a context variable rather than a
+# template variable, which the macros of a template imported without context lack.
+_REDACTOR: ContextVar[redact.Redactor] = ContextVar("redactor", default=redact.NOTHING)
+
+
+@pass_context  # so that Jinja2 never applies it to constants at compile time
+def _finalize(context: Context, value: Any) -> Any:
+    """Each value a template prints, its secrets hidden before it is escaped. Markup is
+    HTML made from values filtered already (markdown, JSON, a macro's output)."""
+    if value is None or isinstance(value, (Markup, int, float, Undefined)) \
+            or hasattr(value, "__html__"):
+        return value
+    return _REDACTOR.get().text(value if isinstance(value, str) else str(value))
+
+
+def pretty(value: Any) -> Markup:
+    """``value`` as indented JSON, its secrets hidden in every string first."""
+    shown = json.dumps(_REDACTOR.get().data(value), indent=2, ensure_ascii=False)
+    return Markup.escape(shown)
+
+
+def link(value: Any, schemes: tuple[str, ...] = WEB) -> str | None:
+    """``value`` if it is a URL of one of ``schemes`` (as written: a browser would strip
+    leading spaces and control characters, so none may come first), else None."""
+    if not isinstance(value, str) or not value.lower().startswith(schemes):
+        return None
+    return value
 
 
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cmdsync.emulator.console", "templates"),
                       autoescape=select_autoescape(["html"], default=True),
-                      trim_blocks=True, lstrip_blocks=True)
-    env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+                      trim_blocks=True, lstrip_blocks=True, finalize=_finalize)
+    env.filters["pretty"] = pretty
+    env.filters["link"] = link
+    env.filters["media_link"] = lambda value: link(value, MEDIA)
     env.filters["clock"] = lambda value: datetime.fromtimestamp(
         float(value), timezone.utc).strftime("%H:%M:%S.%f")[:-3]
     env.filters["colour"] = lambda value: f"#{int(value):06x}" if isinstance(value, int) else ""
@@ -56,13 +96,29 @@ def policy(connection: HTTPConnection) -> str:
 
 
 def page(request: Any, template: str, context: Mapping[str, Any], *,
-         status: int = 200) -> Response:
-    """A rendered template; ``request`` is the starlette request."""
+         redactor: redact.Redactor | None = None, status: int = 200) -> Response:
+    """A rendered template, every secret hidden; ``request`` is the starlette request,
+    ``redactor`` the emulator's secret filter (:func:`redactor_of`) if made already."""
     emulator: Emulator = request.app.state.emulator
-    body = ENVIRONMENT.get_template(template).render(
-        request=request, markdown=lambda text: markdown.render(text or "", resolver(emulator)),
-        api_url=f"{request.url.scheme}://{request.url.netloc}/api/v10", **context)
-    return answer(request, scrub(emulator, body), "text/html; charset=utf-8", status)
+    hide = redactor or redactor_of(emulator)
+    names = resolver(emulator)
+    compiled = ENVIRONMENT.get_template(template)
+    token = _REDACTOR.set(hide)
+    try:
+        body = compiled.render(
+            request=request, api_url=f"{request.url.scheme}://{request.url.netloc}/api/v10",
+            markdown=lambda text: markdown.render(str(text or ""), names, redact=hide.text),
+            **context)
+    finally:
+        _REDACTOR.reset(token)
+    return answer(request, body, "text/html; charset=utf-8", status)
+
+
+def json_answer(request: Any, body: Any, *, status: int = 200) -> Response:
+    """``body`` as JSON, every secret in its strings hidden."""
+    emulator: Emulator = request.app.state.emulator
+    return answer(request, json.dumps(redactor_of(emulator).data(body)), "application/json",
+                  status)
 
 
 def answer(connection: HTTPConnection, body: str | bytes, media_type: str,
@@ -90,40 +146,11 @@ def resolver(emulator: Emulator) -> markdown.Resolver:
     return resolve
 
 
-def secrets_of(emulator: Emulator) -> set[str]:
-    """Every secret the emulator holds: tokens of every kind, client secrets, signing keys
-    (hex), interaction tokens, and the seed's."""
-    store = emulator.store
-    found: set[str] = set()
-    with store.transaction() as db:
-        found.update(row[0] for row in db.execute("SELECT token FROM tokens"))
-        found.update(row[0] for row in db.execute("SELECT token FROM interactions"))
-        found.update(row[0] for row in db.execute("SELECT refresh_token FROM oauth_grants"))
-        found.update(row[0] for row in db.execute("SELECT code FROM oauth_codes"))
-        app_ids = [row[0] for row in db.execute("SELECT id FROM applications")]
-    for app_id in app_ids:
-        app = store.application(app_id)
-        if app is not None:
-            found.add(app.client_secret)
-            found.add(signing.private_key(app).private_bytes_raw().hex())
-    for item in (emulator.seed.get("applications") or []) + (emulator.seed.get("users") or []):
-        found.update(str(item[key]) for key in ("bot_token", "client_secret", "bearer_token")
-                     if item.get(key))
-    return {secret for secret in found if len(secret) >= 6}
-
-
-def scrub(emulator: Emulator, body: str) -> str:
-    """``body`` with every secret of the emulator replaced by ``[hidden]``."""
-    for secret in secrets_of(emulator):
-        if secret in body:
-            body = body.replace(secret, HIDDEN)
-    return body
+def redactor_of(emulator: Emulator) -> redact.Redactor:
+    """The filter of every secret ``emulator`` holds now (:func:`redact.secrets_of`)."""
+    return redact.redactor(redact.secrets_of(emulator))
 
 
 def without_token(payload: Mapping[str, Any]) -> dict[str, Any]:
     """An interaction payload with its token left out (it is a credential)."""
     return {**payload, "token": INTERACTION_TOKEN} if "token" in payload else dict(payload)
-
-
-def json_markup(value: Any) -> Markup:
-    return Markup.escape(json.dumps(value, indent=2, ensure_ascii=False))
