@@ -158,12 +158,14 @@ def test_an_answer_with_another_state_is_refused(
         standin: tuple[str, Ledger], port: int) -> None:
     base, ledger = standin
     answers = browser(monkeypatch, state="forged")
-    code, _, err = login(capsys, base, port)
+    code, _, err = login(capsys, base, port, "--timeout", "3")  # waits on for its own
+    uri = f"http://127.0.0.1:{port}/callback"
     assert (code, err.splitlines()[-1]) == (1, (
-        f"error: the answer that came to http://127.0.0.1:{port}/callback does not carry "
-        "this login's state (forged, or from another login): nothing was stored; run "
+        f"error: no answer came to {uri} within 3 s: if the browser shows \"Invalid OAuth2 "
+        f"redirect_uri\", add exactly {uri} to the application's OAuth2 Redirects in the "
+        "Developer Portal (or pass --port with the port of one registered); then run "
         "`cmdsync login` again"))
-    assert "Login refused" in answers.answer().text
+    assert answers.answer().status_code == 400 and "Login refused" in answers.answer().text
     assert ledger.grants == [] and not (config / "logins.json").exists()
 
 
@@ -327,7 +329,7 @@ def test_the_listener_answers_its_callback_only_and_reads_little(port: int) -> N
         seen.append(httpx.get(f"{base}/favicon.ico").status_code)
         seen.append(httpx.get(f"{base}/callback?code=c&state=s").status_code)
 
-    with Listener(port, lambda query: ("Logged in", "")) as listener:
+    with Listener(port, state="s", page=lambda query: ("Logged in", "")) as listener:
         thread = threading.Thread(target=send, daemon=True)
         thread.start()
         assert listener.wait(30) == {"code": "c", "state": "s"}

@@ -40,7 +40,8 @@ def login(
         "--port", help="The loopback port of the registered redirect URI "
         "http://127.0.0.1:PORT/callback.", min=1, max=65535, metavar="PORT")] = 53682,
     timeout: Annotated[float, typer.Option(
-        "--timeout", help="Seconds to wait for the browser's answer.", min=0,
+        "--timeout", help="Seconds to wait for the browser's answer, in all (slow or forged "
+        "requests to the listener do not extend it).", min=0,
         metavar="SECONDS")] = 300.0,
     api_url: ApiUrlOption = None,
     client_secret_file: SecretFileOption = None,

@@ -13,12 +13,22 @@ Credential Locker, the Secret Service; service ``cmdsync``) when one is
 usable, never the fail or null backend (``PYTHON_KEYRING_BACKEND=
 keyring.backends.null.Keyring`` keeps them out of it), else into the file
 beside the index. Tokens never appear in a ``repr``.
+
+As ssh with its keys, a store others could write is refused (on POSIX
+systems; Windows keeps ACLs, not mode bits): a ``logins.json`` or a
+directory writable by the group or by everyone, or owned by another user
+(root aside), is neither read nor written, and the
+:class:`~cmdsync.errors.CmdsyncError` names the path, its mode and the
+``chmod`` that fixes it. Someone who can write there could otherwise plant
+a login (their own token, used by plan and apply as yours) or read yours.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -98,7 +108,22 @@ class Store:
             self._backend.append(self._find_keyring() if self._find_keyring else None)
         return self._backend[0]
 
+    def check(self) -> None:
+        """Raises :class:`~cmdsync.errors.CmdsyncError` when others could write the
+        store: its directory or ``logins.json`` writable by the group or everyone, or
+        owned by another user than you or root (POSIX only; what does not exist yet is
+        created by cmdsync, 0700 and 0600)."""
+        if not hasattr(os, "getuid"):  # Windows: ACLs, not mode bits
+            return
+        for path, fix in ((os.path.dirname(self.path), 0o700), (self.path, 0o600)):
+            try:
+                found = os.stat(path)
+            except OSError:  # not there yet; or unreadable, which reading it then says
+                continue
+            _refuse_if_others_can_write(path, found, fix)
+
     def _read(self) -> dict[str, Any]:
+        self.check()
         try:
             with open(self.path, encoding="utf-8") as handle:
                 data = json.load(handle)
@@ -117,6 +142,7 @@ class Store:
     def _write(self, data: dict[str, Any]) -> None:
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
+        self.check()
         handle, temporary = tempfile.mkstemp(prefix=".logins-", dir=directory)  # mode 0600
         try:
             if hasattr(os, "fchmod"):  # POSIX; Windows has it from Python 3.13 only
@@ -185,6 +211,21 @@ class Store:
             except keyring.errors.PasswordDeleteError:
                 pass  # already gone
         self._write(data)
+
+
+def _refuse_if_others_can_write(path: str, found: os.stat_result, fix: int) -> None:
+    mode = stat.S_IMODE(found.st_mode)
+    if found.st_uid not in (os.getuid(), 0):
+        raise CmdsyncError(
+            f"refusing the login store {path}: it belongs to user id {found.st_uid}, not to "
+            f"you ({os.getuid()}), so no token is read from it or written to it: move it "
+            f"away (`cmdsync login` then makes one of yours) or set {CONFIG_DIR_VARIABLE} "
+            "to a directory of yours")
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise CmdsyncError(
+            f"refusing the login store {path}: its mode {mode:04o} lets other users write "
+            "it, so no token is read from it or written to it: run "
+            f"`chmod {fix:o} {shlex.quote(path)}`")
 
 
 def default_store(env: Mapping[str, str] | None = None) -> Store:

@@ -15,7 +15,8 @@ Discord's "OAuth2" documentation (topics/oauth2), after RFC 6749, RFC 7636
 - ``POST {api}/oauth2/token/revoke`` revokes a token.
 
 Tokens never appear in messages: every one read is given to
-:func:`cmdsync.client.redact.remember` as well.
+:func:`cmdsync.client.redact.remember` as well, and so is each PKCE
+verifier made (a token endpoint's error may echo the form it was sent).
 """
 
 from __future__ import annotations
@@ -64,8 +65,10 @@ class Pkce:
 
     @classmethod
     def new(cls) -> Pkce:
-        """A fresh pair: 64 random bytes, URL-safe (86 characters, within 43-128)."""
+        """A fresh pair: 64 random bytes, URL-safe (86 characters, within 43-128); the
+        verifier is remembered as a secret, so no output shows it."""
         verifier = secrets.token_urlsafe(64)
+        remember(verifier)
         digest = hashlib.sha256(verifier.encode("ascii")).digest()
         return cls(verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii"))
 
@@ -118,8 +121,10 @@ async def revoke(http: httpx.AsyncClient, credentials: ClientCredentials, token:
 
 async def _post(http: httpx.AsyncClient, path: str, credentials: ClientCredentials,
           form: dict[str, str]) -> httpx.Response:
+    basic = credentials.basic()
+    remember(basic.split(" ", 1)[1])  # the secret in base64, should an answer echo it bare
     try:
-        return await http.post(path, data=form, headers={"Authorization": credentials.basic()})
+        return await http.post(path, data=form, headers={"Authorization": basic})
     except httpx.HTTPError as exc:
         raise NetworkError(f"POST {path}: {type(exc).__name__}: cannot reach "
                            f"{http.base_url}", method="POST", path=path) from None

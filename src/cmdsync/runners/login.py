@@ -62,14 +62,19 @@ def login(request: LoginRequest, *, announce: Callable[[str, bool], None],
     """Log in and store the tokens; the :class:`~cmdsync.client.logins.Login` stored.
 
     ``announce`` receives the authorize URL (no secret in it) and whether
-    ``open_browser`` (``webbrowser.open``; None with ``--no-browser``) opened it. Raises
-    :class:`~cmdsync.errors.CmdsyncError` for a refused, cancelled or
-    forged answer (a wrong ``state``) and for a failed exchange, and
+    ``open_browser`` (``webbrowser.open``; None with ``--no-browser``) opened it. Only
+    an answer with this login's ``state`` counts: the
+    :class:`~cmdsync.client.loopback.Listener` refuses others and goes on waiting. Raises
+    :class:`~cmdsync.errors.CmdsyncError` before the browser opens when others could
+    write the token store, when no answer came within ``request.timeout`` seconds, for
+    a refused or cancelled answer and for a failed exchange, and
     :class:`~cmdsync.errors.UsageError` when the port is taken.
     """
+    store = store or default_store()
+    store.check()
     pkce = oauth2.Pkce.new()
     state = secrets.token_urlsafe(32)
-    with Listener(request.port, lambda query: _page(query, state)) as listener:
+    with Listener(request.port, state=state, page=_page) as listener:
         url = oauth2.authorize_url(request.place.api_url,
                                    client_id=request.credentials.client_id,
                                    redirect_uri=listener.uri, state=state,
@@ -77,26 +82,20 @@ def login(request: LoginRequest, *, announce: Callable[[str, bool], None],
         opened = open_browser(url) if open_browser is not None else False
         announce(url, opened)
         query = listener.wait(request.timeout)
-    code = _code(query, state, listener.uri)
-    return run(_finish(request, code, listener.uri, pkce.verifier,
-                       store or default_store(), clock or now))
+    code = _code(query, listener.uri)
+    return run(_finish(request, code, listener.uri, pkce.verifier, store, clock or now))
 
 
-def _page(query: Mapping[str, str], state: str) -> tuple[str, str]:
-    """The page the browser shows after the redirect."""
-    if query.get("state") != state:
-        return "Login refused", "This answer is not for the login cmdsync started."
+def _page(query: Mapping[str, str]) -> tuple[str, str]:
+    """The page the browser shows after the redirect (with this login's state)."""
     if "code" not in query:
         return "Login not completed", "Return to the terminal to see why."
     return "Logged in", "You may close this tab and return to the terminal."
 
 
-def _code(query: Mapping[str, str], state: str, redirect_uri: str) -> str:
-    """The authorization code; raises for a forged, refused or cancelled answer."""
-    if not secrets.compare_digest(query.get("state", ""), state):
-        raise CmdsyncError(f"the answer that came to {redirect_uri} does not carry this "
-                           "login's state (forged, or from another login): nothing was "
-                           "stored; run `cmdsync login` again")
+def _code(query: Mapping[str, str], redirect_uri: str) -> str:
+    """The authorization code of the answer (its state checked by the listener); raises
+    for a refused or cancelled answer."""
     error = query.get("error")
     if error == "access_denied":
         raise CmdsyncError("the login was cancelled in the browser (access_denied): "
