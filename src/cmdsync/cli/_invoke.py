@@ -73,7 +73,8 @@ def invoke(
         "--follow-ups", help="With --wait: stop waiting once N follow-ups arrived.",
         metavar="N")] = 0,
     output: Annotated[ExchangeFormat, typer.Option(
-        "--format", "-f", help="text, or json (the whole exchange).")] = ExchangeFormat.text,
+        "--format", "-f", help="text, or json (the whole exchange, the interaction token "
+        "redacted).")] = ExchangeFormat.text,
     api_url: Annotated[str | None, typer.Option(
         "--api-url", help="The emulator's API URL, e.g. http://127.0.0.1:8787/api/v10 "
         "(default: CMDSYNC_API_URL).", metavar="URL", show_default=False)] = None,

@@ -17,7 +17,9 @@ No authentication; faults and rate limits never apply here.
   "status", "time", "creates", "kind", "ratelimit"}], "counts": {"requests", "reads",
   "writes", "tokens", "creates", "rate_limited", "errors"}, "faults":
   {"error", "drop", "slow", "lost"}}`` (faults injected since the fault
-  configuration was last set); ``DELETE`` clears the requests and counts.
+  configuration was last set); ``DELETE`` clears the requests and counts. A
+  ``path`` never holds an interaction token (a credential): that segment reads
+  ``{interaction_token}``, as in its route (``/api/v10/webhooks/111.../{interaction_token}``).
 - ``GET /_emulator/state``: every application, guild, command (stored form),
   permission overwrite and daily create count.
 - ``POST /_emulator/interactions``: run a command as a user in the client

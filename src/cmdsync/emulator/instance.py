@@ -16,7 +16,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cmdsync.emulator.commands import Limits
@@ -34,7 +34,12 @@ class LogEntry:
     (epoch seconds), how many commands it created, and the rate-limit headers
     of its answer (``X-RateLimit-Limit``, ``-Remaining``, ``-Reset``,
     ``-Reset-After``, ``-Bucket``; on a 429 ``Retry-After``, ``X-RateLimit-Scope``
-    and ``X-RateLimit-Global``: Discord's "Rate Limits" documentation)."""
+    and ``X-RateLimit-Global``: Discord's "Rate Limits" documentation).
+
+    The :class:`RequestLog` keeps the path with the interaction token's segment as
+    the route writes it (``/api/v10/webhooks/1.../{interaction_token}``): the token
+    is a credential, and the admin API and the console show the log to anyone who
+    can reach them."""
 
     method: str
     path: str
@@ -58,6 +63,23 @@ _RATELIMIT_NAMES = {name.lower(): name for name in (
     "X-RateLimit-Global", "Retry-After")}
 
 
+TOKEN_SEGMENT = "{interaction_token}"
+
+
+def without_token(path: str, route: str) -> str:
+    """``path`` with the segment the ``route``'s (``"POST /webhooks/..."``)
+    ``{interaction_token}`` matched written as that template segment. A route is
+    matched at the end of the path (after the ``/api/v10`` its mount adds), one
+    segment for each of the template's."""
+    template = route.partition(" ")[2].strip("/").split("/")
+    parts = path.strip("/").split("/")
+    offset = len(parts) - len(template)
+    if offset < 0 or TOKEN_SEGMENT not in template:
+        return path
+    parts[offset + template.index(TOKEN_SEGMENT)] = TOKEN_SEGMENT
+    return "/" + "/".join(parts)
+
+
 class RequestLog:
     """API requests since the last reset, with counts (thread-safe).
 
@@ -71,6 +93,9 @@ class RequestLog:
         self._counts = Counter[str]()
 
     def record(self, entry: LogEntry) -> None:
+        """Log ``entry``, its path without the interaction token (see :class:`LogEntry`)."""
+        if TOKEN_SEGMENT in entry.route:
+            entry = replace(entry, path=without_token(entry.path, entry.route))
         with self._lock:
             self._entries.append(entry)
             self._counts.update({"requests": 1, f"{entry.kind}s": 1, "creates": entry.creates,

@@ -23,6 +23,11 @@ by rich as markup (``[link=...]``).
 - :func:`fenced`: text as a Markdown code block whose fence is longer than any
   run of backticks in it, so no line of the text can close it (a job summary,
   a pull-request comment).
+- :func:`inert_json`: a JSON document (as :func:`json.dumps` writes it, with
+  ``ensure_ascii=False``) with what :func:`printable` escapes written as JSON's
+  own ``\\u`` escapes inside its strings (``\\u202e``; ``##[`` as ``#\\u0023[``),
+  so that it reads back exactly while no terminal or CI log gets the raw
+  characters; letters, emoji and spaces of every script are kept.
 - :func:`controls`: only the control characters (not ``\\n`` or ``\\t``), as
   ``\\u`` escapes; :mod:`cmdsync.render.console` applies it to all it writes
   that rich did not style, so an escape sequence never reaches the terminal even
@@ -44,6 +49,9 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
                      + "".join(sorted(BIDI_CONTROLS)) + "]")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What may be raw in JSON text that _UNSAFE escapes: all but its own whitespace.
+_JSON_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
+                          + "".join(sorted(BIDI_CONTROLS)) + "]")
 _LEADING_COMMAND = re.compile(r"^(\s*):(?=:)")
 
 
@@ -78,6 +86,16 @@ def fenced(text: str, info: str = "") -> str:
     fence = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") or not text else text + "\n"
     return f"{fence}{info}\n{body}{fence}\n"
+
+
+def inert_json(document: str) -> str:
+    """``document`` (JSON text) with every character :func:`printable` escapes, and
+    ``##[``, as ``\\u`` escapes: the same data, inert; see the module docstring."""
+    # json.dumps writes C0 controls, quotes and backslashes escaped already, and raw
+    # characters only inside strings; its own line breaks and indentation are kept.
+    if _JSON_UNSAFE.search(document):
+        document = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+    return document.replace("##[", "#\\u0023[") if "##[" in document else document
 
 
 def controls(text: str) -> str:

@@ -9,7 +9,14 @@ types ("Interactions > Receiving and Responding").
 Everything in the text but cmdsync's own words came from the emulator or the bot:
 it passes :func:`~cmdsync.render.escape.printable`, so a reply cannot drive the
 terminal or a CI log. Text is shown as written (``é``, not ``\\u00e9``); an
-embed shows its author, title, description, fields and footer.
+embed shows its author, title, description, fields and footer. The JSON holds
+the same data exactly, its control and bidirectional characters and ``##[``
+written as ``\\u`` escapes (:func:`~cmdsync.render.escape.inert_json`).
+
+Neither shows the interaction token (for 15 minutes, whoever holds it can
+post, edit and delete as the application in that channel): the interaction's
+``token`` is ``[redacted]``, and so is the token wherever else a bot or
+server wrote it.
 """
 
 from __future__ import annotations
@@ -17,20 +24,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cmdsync.client.redact import REDACTED
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL, LOADING
-from cmdsync.render.escape import printable
+from cmdsync.render.escape import inert_json, printable
 from cmdsync.runners.invoke import Invoked
 
 
 def to_json(result: Invoked) -> str:
+    exchange = _without_token(result.exchange)
     document = {"application_id": result.application_id, "ok": result.ok,
                 "refused": result.refused, "outdated": result.outdated,
                 "interrupted": result.interrupted,
-                "interaction": result.exchange.get("interaction"),
-                "response": result.exchange.get("response"),
-                "failure": result.exchange.get("failure"),
-                "messages": result.exchange.get("messages", [])}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+                "interaction": exchange.get("interaction"),
+                "response": exchange.get("response"),
+                "failure": exchange.get("failure"),
+                "messages": exchange.get("messages", [])}
+    return inert_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 def lines(result: Invoked) -> list[tuple[str, str]]:
@@ -40,7 +49,7 @@ def lines(result: Invoked) -> list[tuple[str, str]]:
     if result.outdated:
         return [("yellow", (f"{result.outdated} (the client has the new version now: run "
                            "the same invoke again)"))]
-    exchange = result.exchange
+    exchange = _without_token(result.exchange)
     interaction = exchange.get("interaction") or {}
     out: list[tuple[str, str]] = [("bold", _sent(interaction))]
     response = exchange.get("response")
@@ -77,6 +86,30 @@ def to_rich(result: Invoked) -> Any:
     for style, line in lines(result):
         text.append(line + "\n", style=style or None)
     return text
+
+
+def _without_token(exchange: dict[str, Any]) -> dict[str, Any]:
+    """``exchange`` with the interaction's token ``[redacted]``, there and in every other
+    string that holds it (a reply quoting it, a failure naming a webhook's path)."""
+    interaction = exchange.get("interaction")
+    token = interaction.get("token") if isinstance(interaction, dict) else None
+    if not isinstance(token, str) or not token:
+        return exchange
+    hidden = _redacted(exchange, token) if len(token) >= _TOKEN_MIN_LENGTH else exchange
+    return {**hidden, "interaction": {**hidden["interaction"], "token": REDACTED}}
+
+
+_TOKEN_MIN_LENGTH = 6  # shorter would redact ordinary words (the emulator's have 64)
+
+
+def _redacted(value: Any, token: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(token, REDACTED) if token in value else value
+    if isinstance(value, dict):
+        return {_redacted(k, token): _redacted(v, token) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item, token) for item in value]
+    return value
 
 
 def _sent(interaction: dict[str, Any]) -> str:
