@@ -30,7 +30,7 @@ import marshal
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ import yaml_rs
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity, pointer
 from cmdsync.manifest.files import MAX_MANIFEST_BYTES, NotARegularFile, TooLarge, read_bounded
 from cmdsync.manifest.interpolate import interpolate
+from cmdsync.manifest.positions import Unwalkable, find_duplicates, find_positions
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
@@ -165,6 +166,8 @@ class Document:
     env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     # ``text`` compressed by :meth:`pack` (then ``text`` is ""): see :meth:`source_text`
     packed: bytes | None = field(default=None, repr=False, compare=False)
+    # while ``positions`` is None: those of the paths :meth:`position` searched for
+    found: _Found | None = field(default=None, repr=False, compare=False)
 
     def source_text(self) -> str:
         """The file's text as read, whether or not :meth:`pack` put it away."""
@@ -181,11 +184,13 @@ class Document:
             self.text = ""
 
     def locate(self, path: Path, *, key: bool = False) -> Location:
-        """The :class:`Location` of ``path``, or of its nearest located ancestor."""
-        if self.positions is None:
-            self.positions, self.key_positions = _yaml_positions(
-                self.source_text(), env=None if self.kind == "json" else self.env)
-        table = self.key_positions if key else self.positions
+        """The :class:`Location` of ``path``, or of its nearest located ancestor.
+
+        Without positions (JSON, YAML read the fast way), the position of every
+        node is computed on the first call, unless :meth:`position` searched for
+        ``path`` already."""
+        values, keys = self._tables(path)
+        table = keys if key else values
         probe = path
         while True:
             if probe in table:
@@ -193,10 +198,58 @@ class Document:
                 return Location(self.file, line, column, pointer(path))
             if not probe:
                 return Location(self.file, 1, 1, pointer(path))
-            if key and probe in self.positions:
-                line, column = self.positions[probe]
+            if key and probe in values:
+                line, column = values[probe]
                 return Location(self.file, line, column, pointer(path))
             probe = probe[:-1]
+
+    def position(self, paths: Iterable[Path]) -> None:
+        """Find the positions of ``paths`` and their ancestors now, in one pass over
+        the text that keeps no other (:mod:`cmdsync.manifest.positions`), so that
+        :meth:`locate` answers for them without the positions of every node: a
+        file's diagnostics are few (a hundred schema errors at most), its nodes
+        may be millions. Nothing to do when the positions are known already."""
+        if self.positions is not None:
+            return
+        found = self.found or _Found()
+        wanted = {path[:n] for path in paths for n in range(len(path) + 1)} - found.searched
+        if not wanted:
+            return
+        text = self.source_text()
+        env = None if self.kind == "json" else self.env
+        try:
+            values, keys = find_positions(
+                text if env is not None else text.replace("\t", " "), wanted,
+                loader=_loader_for(text), env=env, max_depth=MAX_DEPTH,
+                max_replayed=ALIAS_EXPANSION_FLOOR)
+        except Unwalkable:  # what only composing reads right: every node's, as before
+            self.positions, self.key_positions = _yaml_positions(text, env=env)
+            return
+        found.values.update(values)
+        found.keys.update(keys)
+        found.searched |= wanted
+        self.found = found
+
+    def _tables(self, path: Path) -> tuple[dict[Path, Position], dict[Path, Position]]:
+        """Where :meth:`locate` looks ``path`` up: the positions :meth:`position` found
+        when it searched for it, else those of every node (computed once)."""
+        if self.positions is None:
+            if self.found is not None and path in self.found.searched:
+                return self.found.values, self.found.keys
+            self.positions, self.key_positions = _yaml_positions(
+                self.source_text(), env=None if self.kind == "json" else self.env)
+            self.found = None
+        return self.positions, self.key_positions
+
+
+@dataclass
+class _Found:
+    """Positions of some paths only: those :meth:`Document.position` searched for (and
+    their ancestors), of their nodes and keys."""
+
+    searched: set[Path] = field(default_factory=set)
+    values: dict[Path, Position] = field(default_factory=dict)
+    keys: dict[Path, Position] = field(default_factory=dict)
 
 
 def load_file(path: str, *, env: Mapping[str, str] | None = None,
@@ -341,8 +394,20 @@ def _holds_lone_surrogate(data: Any) -> bool:
 
 
 def _report_json_duplicates(doc: Document, keys: list[str]) -> None:
-    # json keeps the last value silently; find each duplicate again by composing.
-    doc.positions, doc.key_positions = _yaml_positions(doc.text, duplicates=doc)
+    # json keeps the last value silently; find each duplicate again in the text's events
+    # (composing the text would hold every node of it at once).
+    text = doc.text.replace("\t", " ")
+    try:
+        found = find_duplicates(text, loader=_loader_for(text),
+                                max_replayed=ALIAS_EXPANSION_FLOOR)
+    except Unwalkable:
+        doc.positions, doc.key_positions = _yaml_positions(doc.text, duplicates=doc)
+        found = []
+    for duplicate in found:
+        key = duplicate.path[-1]
+        _problem(doc, "CS002", f"duplicate key {key!r} (first at line {duplicate.before}): "
+                 "the last value would win silently; remove one", duplicate.line,
+                 duplicate.column, pointer(duplicate.path))
     if not any(d.rule == "CS002" for d in doc.diagnostics):
         for key in sorted(set(keys)):
             _problem(doc, "CS002", f"duplicate key {key!r}: the last value wins silently; "

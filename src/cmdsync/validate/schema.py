@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -157,12 +159,26 @@ def is_valid(data: Any, kind: str) -> bool:
 MAX_SCHEMA_DIAGNOSTICS = 100  # per file; then one CS003 says the rest was not checked
 
 
+@dataclass(frozen=True)
+class _Problem:
+    """A schema diagnostic before its address: rule, message, and the path it points at
+    (``key``: at that path's mapping key)."""
+
+    rule: str
+    message: str
+    path: Path
+    key: bool = False
+
+
 def check_document(doc: Document) -> list[Diagnostic]:
     """Validate a parsed document against the manifest or command-array schema.
 
     At most :data:`MAX_SCHEMA_DIAGNOSTICS` schema diagnostics, then one CS003
     saying the rest of the file was not checked: a file of a million bad
     items is refused as fast, and in as little memory, as a file of a hundred.
+    The problems are found first, then their lines and columns, together
+    (:meth:`~cmdsync.manifest.loader.Document.position`): only the nodes they
+    point at are located, never all of a file's million.
     """
     data = doc.data
     if isinstance(data, dict):
@@ -178,22 +194,25 @@ def check_document(doc: Document) -> list[Diagnostic]:
     raw = doc.kind == "json" and isinstance(data, list)
     if is_valid(data, kind):
         return []
-    found: list[Diagnostic] = []
+    problems: list[_Problem] = []
     for error in _validator(kind).iter_errors(data):
-        found.extend(_diagnostics(doc, error, raw=raw))
-        if len(found) >= MAX_SCHEMA_DIAGNOSTICS:  # as compilers stop: the rest is noise
-            found = found[:MAX_SCHEMA_DIAGNOSTICS]
-            found.append(Diagnostic(
-                "CS003", Severity.ERROR,
-                f"more than {MAX_SCHEMA_DIAGNOSTICS} schema errors in this file: the first "
-                f"{MAX_SCHEMA_DIAGNOSTICS} are shown and the rest was not checked; fix "
-                "these and validate again", doc.locate(())))
+        problems.extend(itertools.islice(_problems(error, raw=raw),
+                                         MAX_SCHEMA_DIAGNOSTICS - len(problems)))
+        if len(problems) >= MAX_SCHEMA_DIAGNOSTICS:  # as compilers stop: the rest is noise
             break
+    doc.position([problem.path for problem in problems] + [()])
+    found = [Diagnostic(p.rule, Severity.ERROR, p.message, doc.locate(p.path, key=p.key))
+             for p in problems]
+    if len(problems) >= MAX_SCHEMA_DIAGNOSTICS:
+        found.append(Diagnostic(
+            "CS003", Severity.ERROR,
+            f"more than {MAX_SCHEMA_DIAGNOSTICS} schema errors in this file: the first "
+            f"{MAX_SCHEMA_DIAGNOSTICS} are shown and the rest was not checked; fix "
+            "these and validate again", doc.locate(())))
     return found
 
 
-def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
-                 ) -> Iterator[Diagnostic]:
+def _problems(error: ValidationError, *, raw: bool = False) -> Iterator[_Problem]:
     path: Path = tuple(error.absolute_path)
     kind = error.validator
     instance: Any = error.instance
@@ -202,17 +221,16 @@ def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
         patterns = [re.compile(p) for p in _schema(error).get("patternProperties", {})]
         for key in instance:
             if key not in allowed and not any(p.search(key) for p in patterns):
-                yield Diagnostic("CS010", Severity.ERROR, _unknown_key(path, key, allowed),
-                                 doc.locate(path + (key,), key=True))
+                yield _Problem("CS010", _unknown_key(path, key, allowed), path + (key,),
+                               key=True)
     elif kind == "required":
         missing = [k for k in _expected(error) if k not in instance]
         for key in missing:
-            yield Diagnostic("CS012", Severity.ERROR,
-                             f"{_thing(path)} is missing the required key {key!r}",
-                             doc.locate(path))
+            yield _Problem("CS012", f"{_thing(path)} is missing the required key {key!r}",
+                           path)
     elif kind in ("enum", "uniqueItems"):
         if not (raw and kind == "enum" and _is_name(path, error)):
-            yield Diagnostic("CS013", Severity.ERROR, _bad_value(path, error), doc.locate(path))
+            yield _Problem("CS013", _bad_value(path, error), path)
     elif kind == "anyOf":
         # The branch whose type fits the value says what is wrong with it.
         # Report every error of that branch: each bad item of a list, not the first.
@@ -221,30 +239,26 @@ def _diagnostics(doc: Document, error: ValidationError, *, raw: bool = False
             branch = fitting[0].relative_schema_path[0]
             for suberror in fitting:
                 if suberror.relative_schema_path[0] == branch:
-                    yield from _diagnostics(doc, suberror, raw=raw)
+                    yield from _problems(suberror, raw=raw)
         else:
             types = [_expected(c) for c in error.context]
-            yield Diagnostic("CS011", Severity.ERROR,
-                             f"{_field(path)} must be {_one_of(types)}, not "
-                             f"{_article(_json_type(error.instance))} ({_short(error.instance)})",
-                             doc.locate(path))
+            yield _Problem("CS011", f"{_field(path)} must be {_one_of(types)}, not "
+                           f"{_article(_json_type(error.instance))} ({_short(error.instance)})",
+                           path)
     elif kind == "pattern":
         what = _PATTERNS.get(_expected(error), f"a string matching {_expected(error)}")
-        yield Diagnostic("CS011", Severity.ERROR,
-                         f"{_field(path)} must be {what}, not {_short(error.instance)}",
-                         doc.locate(path))
+        yield _Problem("CS011", f"{_field(path)} must be {what}, not {_short(error.instance)}",
+                       path)
     elif kind == "type":
         expected = _expected(error)
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
         hint = ": write true or false" if wanted == "boolean" \
             and isinstance(error.instance, str) else ""
-        yield Diagnostic("CS011", Severity.ERROR,
-                         f"{_field(path)} must be {_article(wanted)}, not "
-                         f"{_article(_json_type(error.instance))} ({_short(error.instance)})"
-                         + hint, doc.locate(path))
+        yield _Problem("CS011", f"{_field(path)} must be {_article(wanted)}, not "
+                       f"{_article(_json_type(error.instance))} ({_short(error.instance)})"
+                       + hint, path)
     else:
-        yield Diagnostic("CS011", Severity.ERROR, f"{_field(path)}: {error.message}",
-                         doc.locate(path))
+        yield _Problem("CS011", f"{_field(path)}: {error.message}", path)
 
 
 def _schema(error: ValidationError) -> dict[str, Any]:
