@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cmdsync.emulator import Limits, create_app, delivery
+from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.server import BackgroundServer
-from tests.support.bot import StandInBot, callback, serve
+from tests.support.bot import StandInBot, callback, serve, tell_when_delivered
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, chat, emulator, http_client
 
@@ -50,15 +50,7 @@ def served(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     that calls back with :data:`REPLY` once its empty answer arrived, then follows up
     with :data:`FOLLOW_UP`."""
     instance = emulator(limits=Limits(interaction_deadline=30))  # never the bottleneck
-    delivered = threading.Event()
-    post_signed = delivery.post_signed
-
-    def post_then_tell(*args: Any, **kwargs: Any) -> delivery.Answer:
-        answer = post_signed(*args, **kwargs)
-        delivered.set()
-        return answer
-
-    monkeypatch.setattr(delivery, "post_signed", post_then_tell)
+    delivered = tell_when_delivered(monkeypatch)
     with BackgroundServer(create_app(instance)) as base, \
             http_client(f"{base}/api/v10", headers=BOT) as api:
         assert api.put(GUILD_COMMANDS, json=[chat("ping")]).status_code == 200

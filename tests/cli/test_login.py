@@ -30,7 +30,7 @@ from keyring.errors import PasswordDeleteError
 from cmdsync.client.logins import Login, Place, default_store
 from cmdsync.client.loopback import Listener
 from tests.support import processes
-from tests.support.cli import MANIFEST, clean_environment, run
+from tests.support.cli import MANIFEST, login_user, run
 from tests.support.emulator import APP, emulator
 from tests.support.oauth import ACCESS_TOKEN, SECRET, Ledger, free_port, oauth_standin
 from tests.support.processes import cmdsync_process
@@ -53,12 +53,7 @@ def standin(port: int) -> Iterator[tuple[str, Ledger]]:
 @pytest.fixture
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The environment of a user with the application's client id and secret."""
-    clean_environment(monkeypatch)
-    monkeypatch.setenv("CMDSYNC_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("DISCORD_CLIENT_ID", APP)
-    monkeypatch.setenv("DISCORD_CLIENT_SECRET", SECRET)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path / "config"
+    return login_user(tmp_path, monkeypatch, client_id=APP, client_secret=SECRET)
 
 
 class Browser:

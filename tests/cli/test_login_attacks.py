@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from cmdsync.client.loopback import MAX_CONNECTIONS, Listener
 from cmdsync.emulator.server import BackgroundServer
-from tests.support.cli import clean_environment, run
+from tests.support.cli import login_user, run
 from tests.support.emulator import APP, USER_ID, emulator
 from tests.support.oauth import SECRET, Ledger, free_port, oauth_standin
 
@@ -39,12 +39,7 @@ def port() -> int:
 @pytest.fixture
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user with the application's client id and secret; the store under tmp_path."""
-    clean_environment(monkeypatch)
-    monkeypatch.setenv("CMDSYNC_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("DISCORD_CLIENT_ID", APP)
-    monkeypatch.setenv("DISCORD_CLIENT_SECRET", SECRET)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path / "config"
+    return login_user(tmp_path, monkeypatch, client_id=APP, client_secret=SECRET)
 
 
 @pytest.fixture

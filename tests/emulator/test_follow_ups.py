@@ -13,9 +13,9 @@ import httpx
 import pytest
 from starlette.responses import JSONResponse, Response
 
-from cmdsync.emulator import Limits, create_app, delivery
+from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.server import BackgroundServer
-from tests.support.bot import StandInBot, callback, serve
+from tests.support.bot import StandInBot, callback, serve, tell_when_delivered
 from tests.support.emulator import APP, BOT, GUILD, GUILD_COMMANDS, chat, emulator, http_client
 
 pytestmark = pytest.mark.slow  # real servers: the full suite runs it
@@ -55,15 +55,7 @@ def invoke(base: str) -> dict[str, Any]:
 def test_a_callback_after_an_empty_answer_is_the_response(
         base: str, bot: StandInBot, status: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot answers first and calls back after: once the emulator has its answer."""
-    delivered = threading.Event()
-    post_signed = delivery.post_signed
-
-    def post_then_tell(*args: Any, **kwargs: Any) -> delivery.Answer:
-        answer = post_signed(*args, **kwargs)
-        delivered.set()
-        return answer
-
-    monkeypatch.setattr(delivery, "post_signed", post_then_tell)
+    delivered = tell_when_delivered(monkeypatch)
     called_back: list[httpx.Response] = []
     threads: list[threading.Thread] = []
 

@@ -101,3 +101,21 @@ def callback(api_base: str, interaction: dict[str, Any], body: Any,
     with httpx.Client(timeout=10) as client:
         return client.post(f"{api_base}/interactions/{interaction['id']}/"
                            f"{interaction['token']}/callback{query}", json=body)
+
+
+def tell_when_delivered(monkeypatch: Any) -> threading.Event:
+    """An event set once the emulator has posted an interaction to a bot's endpoint and
+    read its answer (``delivery.post_signed`` patched with ``monkeypatch``): a bot that
+    calls back only after its empty answer waits on it."""
+    from cmdsync.emulator import delivery
+
+    delivered = threading.Event()
+    post_signed = delivery.post_signed
+
+    def post_then_tell(*args: Any, **kwargs: Any) -> delivery.Answer:
+        answer = post_signed(*args, **kwargs)
+        delivered.set()
+        return answer
+
+    monkeypatch.setattr(delivery, "post_signed", post_then_tell)
+    return delivered

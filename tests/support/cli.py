@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,18 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("DISCORD_") or name in SETTINGS:
             monkeypatch.delenv(name)
+
+
+def login_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, client_id: str,
+               client_secret: str) -> Path:
+    """The environment of a user who logs in with an application's client id and secret,
+    in ``tmp_path``; the token store's directory (``CMDSYNC_CONFIG_DIR``)."""
+    clean_environment(monkeypatch)
+    monkeypatch.setenv("CMDSYNC_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("DISCORD_CLIENT_ID", client_id)
+    monkeypatch.setenv("DISCORD_CLIENT_SECRET", client_secret)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "config"
 
 
 GUILD = emulator_seed.GUILD_ID
