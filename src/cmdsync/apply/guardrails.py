@@ -73,12 +73,12 @@ def budget_reasons(application_id: str, scheduled: Iterable[ScopeSteps], *, ledg
     for scope in scheduled:
         used = ledger.used(api_url, application_id, scope.scope, utc_day(now))
         if scope.creates and used + scope.creates > DAILY_CREATE_LIMIT:
-            wait = seconds_to_midnight(now)
+            minutes = int(seconds_to_midnight(now)) // 60
             reasons.append(
                 f"{scope_label(scope.scope)}: the plan creates {scope.creates} commands and "
                 f"{used} were created today (UTC, {LEDGER_PATH}); Discord allows "
                 f"{DAILY_CREATE_LIMIT} per day: apply fewer new commands, or wait until "
-                f"midnight UTC (in {int(wait // 3600)} h {int(wait % 3600 // 60)} min)")
+                f"midnight UTC (in {minutes // 60} h {minutes % 60} min)")
     return reasons
 
 
@@ -197,12 +197,12 @@ def _same_body(sent: Mapping[str, Any], declared: Mapping[str, Any]) -> bool:
     declared = {k: v for k, v in declared.items() if k != "id"}
     if "integration_types" not in declared:
         sent.pop("integration_types", None)  # filled in by the plan from the live command
-    return sent == declared or same(sent, declared)  # equal data first: the common case
+    return same(sent, declared)  # JSON's equality: true is not 1, as == would have it
 
 
 def _type(body: Mapping[str, Any]) -> int:
-    value = body.get("type", 1)
-    return int(value) if isinstance(value, int) else 1
+    """A desired body's type (validated, in API form): CHAT_INPUT when it has none."""
+    return int(body.get("type", 1))
 
 
 def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
@@ -243,10 +243,10 @@ def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as JSON gives it back (tuples as lists, mappings as dicts)."""
+    """``value`` as JSON gives it back (tuples as lists)."""
     import json
 
-    return json.loads(json.dumps(value, sort_keys=True, default=dict))
+    return json.loads(json.dumps(value))
 
 
 def _command_key(change: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -258,7 +258,7 @@ def _differing(where: str, mine: Sequence[Mapping[str, Any]],
     ours = {key(c): c for c in mine}
     fresh = {key(c): c for c in theirs}
     reasons = []
-    for item in sorted(ours.keys() | fresh.keys(), key=repr):
+    for item in sorted(ours.keys() | fresh.keys()):
         a, b = ours.get(item), fresh.get(item)
         if a == b:
             continue
