@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from cmdsync.apply.strategy import (
     MAX_BULK_ITEMS,
+    ScopeSteps,
     Step,
+    StepKind,
     Strategy,
     choose,
     patch_body,
     schedule,
 )
-from cmdsync.plan import Action, CommandChange, FieldChange, Plan, diff
-from tests.support.plan import APP, GUILD, cmd, desired, live
+from cmdsync.plan import (
+    Action,
+    CommandChange,
+    FieldChange,
+    PermissionChange,
+    Plan,
+    ScopePlan,
+    diff,
+)
+from tests.support.plan import APP, GUILD, OTHER, cmd, desired, live
 
 
 def requests(steps: tuple[Step, ...]) -> list[tuple[str, str]]:
@@ -191,3 +203,81 @@ def test_permission_puts_follow_the_commands_of_their_guild() -> None:
     assert requests(guild.steps) == [("POST", "deploy"), ("PUT", "permissions of deploy")]
     assert guild.steps[1].body == [{"id": GUILD, "type": 1, "permission": False}]
     assert guild.steps[1].permission is not None and guild.steps[1].permission.target_id is None
+
+
+@pytest.mark.parametrize(("fields", "manifest", "sent"), [
+    ({}, "{name: ping, description: ping command, nsfw: true}", {"nsfw": True}),
+    ({"name_localizations": {"fr": "pong"}},
+     "{name: ping, description: ping command, name_localizations: {fr: pang}}",
+     {"name_localizations": {"fr": "pang"}}),
+    ({"nsfw": True}, "{name: ping, description: ping command}", {"nsfw": False}),
+    ({"default_member_permissions": "8"}, "{name: ping, description: ping command}",
+     {"default_member_permissions": None}),
+])
+def test_a_patch_sends_what_the_body_sets_and_resets_only_what_it_leaves_out(
+        fields: dict[str, Any], manifest: str, sent: dict[str, Any]) -> None:
+    plan = plan_of(f"commands: [{manifest}]\n", {"global": [cmd("1", "ping", **fields)]})
+    (change,) = plan.scopes[0].commands
+    assert patch_body(change) == {"name": "ping", "description": "ping command",
+                                  "integration_types": [0], **sent}
+
+
+def test_a_type_at_its_cap_after_apply_creates_before_it_deletes() -> None:
+    """14 USER commands live, one deleted and one created: 15, the cap, at every moment
+    whatever the order, so the create goes first as usual; one more live and the delete
+    must go first."""
+    users = [cmd(str(i), f"User {i:02}", type=2) for i in range(10, 24)]
+    manifest = "commands:\n" + "".join(f"  - {{type: user, name: User {i:02}}}\n"
+                                       for i in range(10, 23)) + \
+        "  - {type: user, name: Brand new}\n"
+    chosen = choose(plan_of(manifest, {"global": users}).scopes[0], Strategy.PER_COMMAND)
+    assert not isinstance(chosen, str)
+    assert requests(chosen.steps) == [("POST", "Brand new"), ("DELETE", "User 23")]
+
+
+def test_a_scope_without_command_changes_sends_its_overwrites_only() -> None:
+    scope = ScopePlan(GUILD, (CommandChange(Action.NO_OP, GUILD, 1, "ban", "2", "20"),),
+                      (PermissionChange(Action.UPDATE, GUILD, "ban", "2", GUILD, 1, "ban", (),
+                                        ({"id": "5", "type": 1, "permission": True},)),))
+    chosen = choose(scope, Strategy.AUTO)
+    assert chosen == ScopeSteps(GUILD, None, (Step(
+        StepKind.PERMISSIONS, GUILD, [{"id": "5", "type": 1, "permission": True}],
+        permission=scope.permissions[0]),), 0)
+
+
+def test_a_scope_neither_way_can_write_says_both_reasons() -> None:
+    """Over 130 commands for a bulk overwrite and a rename cycle for per-command."""
+    live_commands = [cmd("1", "a"), cmd("2", "b"), *(cmd(str(i), f"c{i}")
+                                                     for i in range(10, 108)),
+                     *(cmd(str(i), f"U{i}", type=2) for i in range(200, 215)),
+                     *(cmd(str(i), f"M{i}", type=3) for i in range(300, 315)),
+                     cmd("9", "launch", type=4)]
+    manifest = ('commands:\n  - {id: "1", name: b, description: a command}\n'
+                '  - {id: "2", name: a, description: b command}\n'
+                + "".join(f"  - {{name: c{i}, description: c{i} command}}\n"
+                          for i in range(10, 108))
+                + "".join(f"  - {{type: user, name: U{i}}}\n" for i in range(200, 215))
+                + "".join(f"  - {{type: message, name: M{i}}}\n" for i in range(300, 315)))
+    plan = plan_of(manifest, {"global": live_commands})
+    assert schedule(plan, Strategy.AUTO) == ([], [
+        ("global: a bulk overwrite would carry 131 commands; Discord takes at most 130: use "
+        "--strategy per-command or auto; global: renames 'b' -> 'a' -> 'b' take each other's "
+        "names: per-command would need a temporary name; use --strategy bulk or auto")])
+
+
+def test_a_scope_that_cannot_be_written_does_not_hide_the_next() -> None:
+    swap = f"""\
+        guilds:
+          "{GUILD}":
+            commands:
+              - {{id: "1", name: b, description: x}}
+              - {{id: "2", name: a, description: x}}
+          "{OTHER}":
+            commands: [{{name: ping, description: ping command}}]
+        """
+    plan = plan_of(swap, {GUILD: [cmd("1", "a", guild=GUILD), cmd("2", "b", guild=GUILD)],
+                          OTHER: []})
+    scheduled, problems = schedule(plan, Strategy.PER_COMMAND)
+    assert [s.scope for s in scheduled] == [OTHER]
+    assert problems == [(f"guild {GUILD}: renames 'b' -> 'a' -> 'b' take each other's names: "
+                        "per-command would need a temporary name; use --strategy bulk or auto")]

@@ -7,8 +7,15 @@ from typing import Any
 
 import pytest
 
-from cmdsync.apply.strategy import patch_body
-from cmdsync.plan import Action, FieldChange, diff
+from cmdsync.plan import (
+    Action,
+    Differ,
+    FieldChange,
+    LiveCommand,
+    PermissionChange,
+    ScopePlan,
+    diff,
+)
 from tests.support.plan import APP, GUILD, OTHER, cmd, desired, live
 
 AMOUNT = {"type": 4, "name": "amount", "description": "How many"}
@@ -91,24 +98,6 @@ def test_equal_values_are_no_change() -> None:
     assert only_change(current, manifest) == ()
 
 
-@pytest.mark.parametrize(("fields", "manifest", "sent"), [
-    ({}, "{name: ping, description: ping command, nsfw: true}", {"nsfw": True}),
-    ({"name_localizations": {"fr": "pong"}},
-     "{name: ping, description: ping command, name_localizations: {fr: pang}}",
-     {"name_localizations": {"fr": "pang"}}),
-    ({"nsfw": True}, "{name: ping, description: ping command}", {"nsfw": False}),
-    ({"default_member_permissions": "8"}, "{name: ping, description: ping command}",
-     {"default_member_permissions": None}),
-])
-def test_a_patch_sends_what_the_body_sets_and_resets_only_what_it_leaves_out(
-        fields: dict[str, Any], manifest: str, sent: dict[str, Any]) -> None:
-    plan = diff(desired(f"commands: [{manifest}]\n", application_id=APP),
-                live({"global": [cmd("1", "ping", **fields)]}))
-    (change,) = plan.scopes[0].commands
-    assert patch_body(change) == {"name": "ping", "description": "ping command",
-                                  "integration_types": [0], **sent}
-
-
 def test_every_scopes_warnings_and_rename_hints_are_kept() -> None:
     manifest = f"""\
         guilds:
@@ -164,3 +153,113 @@ def test_every_scopes_errors_are_kept() -> None:
         "MESSAGE: Discord cannot change a command's type; remove the id to create a new "
         "command"),
     )
+
+
+# -- forms worked out once are never mixed up -------------------------------------------------
+
+def test_the_same_live_command_diffs_by_its_scope() -> None:
+    """One live content in the global scope and a guild: ``contexts`` counts only for the
+    global command (Discord ignores it on guild commands)."""
+    text = f"""\
+        commands: [{{name: ping, description: ping command}}]
+        guilds:
+          "{GUILD}":
+            commands: [{{name: ping, description: ping command}}]
+        """
+    state = live({"global": [cmd("1", "ping", contexts=[0])],
+                  GUILD: [cmd("2", "ping", guild=GUILD, contexts=[0])]})
+    plan = diff(desired(text, application_id=APP), state)
+    assert [(s.scope, c.action, c.changes) for s in plan.scopes for c in s.commands] == [
+        ("global", Action.UPDATE, (FieldChange("contexts", [0], None),)),
+        (GUILD, Action.NO_OP, ())]
+
+
+def test_equal_live_commands_against_other_bodies_get_their_own_changes() -> None:
+    text = f"""\
+        guilds:
+          "{GUILD}":
+            commands: [{{name: ping, description: first}}]
+          "{OTHER}":
+            commands: [{{name: ping, description: second}}]
+        """
+    state = live({GUILD: [cmd("2", "ping", guild=GUILD)], OTHER: [cmd("3", "ping", guild=OTHER)]})
+    plan = diff(desired(text, application_id=APP), state)
+    assert [c.changes for s in plan.scopes for c in s.commands] == [
+        (FieldChange("description", "ping command", "first"),),
+        (FieldChange("description", "ping command", "second"),)]
+
+
+def test_live_commands_with_other_options_against_one_body_get_their_own_changes() -> None:
+    body = "{name: give, description: give command, options: [{type: integer, name: n, " \
+           "description: N}]}"
+    text = f"""\
+        guilds:
+          "{GUILD}":
+            commands: [{body}]
+          "{OTHER}":
+            commands: [{body}]
+        """
+    n = {"type": 4, "name": "n", "description": "N"}
+    state = live({GUILD: [cmd("2", "give", guild=GUILD, options=[n])],
+                  OTHER: [cmd("3", "give", guild=OTHER, options=[{**n, "min_value": 1}])]})
+    plan = diff(desired(text, application_id=APP), state)
+    assert [c.changes for s in plan.scopes for c in s.commands] == [
+        (), (FieldChange("options[name=n].min_value", 1, None),)]
+
+
+def test_a_plan_of_more_distinct_forms_than_are_kept_is_whole() -> None:
+    """300 guilds of their own command each: more than the 256 forms kept at once."""
+    guilds = [str(int(GUILD) + i) for i in range(300)]
+    text = "guilds:\n" + "".join(
+        f'  "{g}":\n    commands: [{{name: c{i}, description: "now {i}"}}]\n'
+        for i, g in enumerate(guilds))
+    state = live({g: [cmd(str(1000 + i), f"c{i}", guild=g)] for i, g in enumerate(guilds)})
+    plan = diff(desired(text, application_id=APP), state)
+    assert [c.changes for s in plan.scopes for c in s.commands] == [
+        (FieldChange("description", f"c{i} command", f"now {i}"),) for i in range(300)]
+
+
+def test_a_read_that_arrived_again_replaces_the_first() -> None:
+    text = "commands: [{name: ping, description: ping command}]\n"
+    state = desired(text, application_id=APP)
+    first, again = [cmd("1", "ping")], [cmd("1", "ping", description="edited", version="11")]
+    differ = Differ(state)
+    differ.add("global", first)
+    plan = differ.plan(live({"global": again}))
+    (change,) = plan.scopes[0].commands
+    assert (change.version, change.changes) == (
+        "11", (FieldChange("description", "edited", "ping command"),))
+    assert plan.scopes[0].live == (LiveCommand("1", 1, "ping", "11"),)
+
+
+def test_a_guild_of_overwrites_only_is_a_scope_plan_of_overwrites() -> None:
+    text = f"""\
+        commands: [{{name: ban, description: ban command}}]
+        guilds:
+          "{GUILD}":
+            prune: false
+            permissions:
+              ban: [{{type: role, id: "{GUILD}1", permission: true}}]
+        """
+    state = live({"global": [cmd("1", "ban")], GUILD: [cmd("2", "kick", guild=GUILD)]})
+    plan = diff(desired(text, application_id=APP), state)
+    overwrite = {"id": f"{GUILD}1", "type": 1, "permission": True}
+    assert plan.scopes[1] == ScopePlan(
+        GUILD, (), (PermissionChange(Action.CREATE, GUILD, "ban", "1", "global", 1, "ban",
+                                     (), (overwrite,)),),
+        False, False, 0, {}, (LiveCommand("2", 1, "kick", "20"),))
+
+
+def test_a_live_command_without_a_version_has_none() -> None:
+    current = {k: v for k, v in cmd("1", "ping").items() if k != "version"}
+    plan = diff(desired("commands: [{name: ping, description: ping command}]\n",
+                        application_id=APP), live({"global": [current]}))
+    assert plan.scopes[0].commands[0].version is None
+    assert plan.scopes[0].live == (LiveCommand("1", 1, "ping", None),)
+
+
+def test_live_commands_of_one_name_are_deleted_in_id_order() -> None:
+    state = live({"global": [cmd("9", "dup"), cmd("10", "dup"), cmd("8", "dup")]})
+    plan = diff(desired("commands: []\n", application_id=APP), state)
+    assert [(c.action, c.id) for c in plan.scopes[0].commands] == [
+        (Action.DELETE, "10"), (Action.DELETE, "8"), (Action.DELETE, "9")]

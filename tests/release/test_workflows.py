@@ -90,6 +90,34 @@ def test_a_release_checks_the_installed_wheel_before_publishing() -> None:
     assert workflow["permissions"] == {"contents": "read"}  # id-token only where it publishes
 
 
+def test_mutation_scores_run_weekly_and_on_changes_to_the_pure_core() -> None:
+    """Not in every CI run (too slow): weekly, and on pull requests touching each module
+    scripts/mutation.py scores, or its tests."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mutation", paths.ROOT / "scripts" /
+                                                  "mutation.py")
+    assert spec is not None and spec.loader is not None
+    mutation = importlib.util.module_from_spec(spec)
+    sys.modules["mutation"] = mutation  # its dataclass looks its module up there
+    try:
+        spec.loader.exec_module(mutation)
+    finally:
+        del sys.modules["mutation"]
+    workflow = yaml.safe_load((WORKFLOWS / "mutation.yml").read_text(encoding="utf-8"))
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert triggers["schedule"] == [{"cron": "17 4 * * 1"}]
+    watched = triggers["pull_request"]["paths"]
+    for module, (tests, _) in mutation.TARGETS.items():
+        assert module in watched or module.startswith("src/cmdsync/validate/rules/"), module
+        assert all(f"{folder}/**" in watched for folder in tests), module
+    assert "src/cmdsync/validate/rules/**" in watched
+    (job,) = workflow["jobs"].values()
+    assert "python scripts/mutation.py --markdown scores.md --json scores.json" in [
+        step.get("run") for step in job["steps"]]
+    assert "mutation" not in (paths.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.y*ml")), ids=paths.label)
 def test_every_action_is_pinned_to_a_major_version_at_least(path: Path) -> None:
     text = path.read_text(encoding="utf-8")

@@ -258,3 +258,80 @@ def test_canonical_overwrites() -> None:
         {"id": GUILD, "type": 1, "permission": True},
         {"id": "5", "type": 2, "permission": True},
         {"id": "222222222222222221", "type": 3, "permission": False}]
+
+
+def test_same_tells_two_values_of_one_type_apart() -> None:
+    assert not same(1, 2)
+    assert not same(1.5, 2.5)
+    assert not same("a", "b")
+    assert not same(True, False)
+    assert not same([1, 2], [2, 1])
+    assert not same({"a": 1}, {"a": 2})
+    assert not same({"a": 1}, {"b": 1})
+    assert not same(None, 0)
+    assert same(None, None) and same("a", "a") and same([], ())
+
+
+def test_permission_names_of_what_is_not_a_permission_string() -> None:
+    assert permission_names(None) is None
+    assert permission_names("abc") is None
+    assert permission_names("0") is None
+    assert permission_names(str(1 << 60)) is None  # a bit Discord does not name
+    assert permission_names("32") == ["manage_guild"]
+    assert permission_names("34") == ["kick_members", "manage_guild"]
+
+
+def test_to_api_keeps_a_name_it_does_not_know_as_written() -> None:
+    """Validation reports it; the conversion neither drops nor guesses it."""
+    assert to_api({"type": "chat_input", "name": "x"})["type"] == 1
+    assert to_api({"type": "not_a_type", "name": "x"})["type"] == "not_a_type"
+
+
+def test_request_body_strips_nested_options_and_keeps_choices_it_cannot_read() -> None:
+    command = {"name": "mod", "description": "d", "options": [
+        {"type": 2, "name": "group", "description": "g", "name_localized": "G", "options": [
+            {"type": 1, "name": "sub", "description": "s", "description_localized": "S",
+             "options": [{"type": 3, "name": "why", "description": "w",
+                          "name_localized": "W", "choices": ["odd", {"name": "a",
+                                                                      "value": "a",
+                                                                      "name_localized": "A"}]}]}]}]}
+    assert request_body(command) == {"name": "mod", "description": "d", "options": [
+        {"type": 2, "name": "group", "description": "g", "options": [
+            {"type": 1, "name": "sub", "description": "s", "options": [
+                {"type": 3, "name": "why", "description": "w",
+                 "choices": ["odd", {"name": "a", "value": "a"}]}]}]}]}
+
+
+def test_canonical_overwrites_sort_by_type_then_numeric_id() -> None:
+    overwrites = [{"id": "9", "type": 1, "permission": True},
+                  {"id": "x", "type": 1, "permission": True},
+                  {"id": "10", "type": 2, "permission": False},
+                  {"id": "1", "type": 1, "permission": False},
+                  {"id": "everyone", "type": 1, "permission": False}]
+    assert [(o["type"], o["id"]) for o in canonical_overwrites(overwrites, GUILD)] == [
+        (1, "x"), (1, "1"), (1, "9"), (1, GUILD), (2, "10")]
+
+
+def test_canonical_of_a_context_menu_drops_what_it_cannot_have() -> None:
+    command = {"type": 2, "name": "Profile", "description": "ignored",
+               "description_localizations": {"fr": "ignoré"}, "nsfw": True,
+               "options": [{"type": 3, "name": "x", "description": "x"}]}
+    assert canonical(command, scope=GUILD) == {
+        "type": 2, "name": "Profile", "name_localizations": None, "description": "",
+        "description_localizations": None, "default_member_permissions": None,
+        "nsfw": True}
+
+
+def test_canonical_fills_missing_descriptions_and_keeps_choice_localizations() -> None:
+    command = {"name": "pick", "options": [
+        {"type": 3, "name": "colour", "choices": [
+            {"name": "red", "name_localizations": {"fr": "rouge"}, "value": "r"},
+            {"name": "blue", "value": "b", "name_localizations": {}}]}]}
+    assert canonical(command, scope=GUILD) == {
+        "type": 1, "name": "pick", "name_localizations": None, "description": "",
+        "description_localizations": None, "default_member_permissions": None,
+        "nsfw": False, "options": [
+            {"type": 3, "name": "colour", "name_localizations": None, "description": "",
+             "description_localizations": None, "choices": [
+                 {"name": "red", "name_localizations": {"fr": "rouge"}, "value": "r"},
+                 {"name": "blue", "name_localizations": None, "value": "b"}]}]}

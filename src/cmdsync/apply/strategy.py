@@ -24,7 +24,6 @@ plan matched it to a live id, and both strategies update that id.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -186,7 +185,7 @@ def patch_body(change: CommandChange) -> dict[str, Any]:
     """
     body = {k: v for k, v in (change.body or {}).items() if k not in ("id", "type")}
     for field_change in change.changes:
-        key = re.split(r"[.\[]", field_change.path, maxsplit=1)[0]
+        key = field_change.path.partition(".")[0].partition("[")[0]  # "options[...]"
         if key not in body and key in PATCH_RESETS:
             body[key] = PATCH_RESETS[key]
     return body
@@ -208,8 +207,8 @@ def _rename_order(updates: list[CommandChange]) -> list[CommandChange] | str:
                         "bulk or auto")
             chain.append(current)
             change = updates[current]
-            current = holder.get((change.type, change.name)) \
-                if change.renamed_from is not None else None
+            # who holds the name this update takes (a rename's only: live names differ)
+            current = holder.get((change.type, change.name))
         order.extend(i for i in reversed(chain) if i not in order)
     return [updates[i] for i in order]
 

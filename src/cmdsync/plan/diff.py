@@ -87,7 +87,6 @@ class Differ:
             default_integration_types = application.integration_types
         self.desired = desired
         self.prune = prune
-        self.application = application
         from cmdsync.validate.check import application_errors  # brings in the rules
 
         self._application_errors = application_errors(
@@ -108,7 +107,7 @@ class Differ:
         wanted = self.desired.scopes.get(scope)
         if wanted is None:
             return
-        self._live_refs(scope, commands)
+        self._live_refs(scope, commands)  # pragma: no mutate (worked out early, reused)
         if not wanted.manages_commands:
             return
         warnings: list[str] = []
@@ -120,7 +119,7 @@ class Differ:
 
     def _live_refs(self, scope: str, commands: Sequence[Mapping[str, Any]]
                    ) -> tuple[LiveCommand, ...]:
-        known = self._refs.get(scope)
+        known = self._refs.get(scope)  # pragma: no mutate (a miss works them out again)
         if known is None or known[0] is not commands:
             known = self._refs[scope] = (commands, tuple(sorted(
                 (LiveCommand(str(c["id"]), _type(c), str(c.get("name")), _version(c))
@@ -137,7 +136,7 @@ class Differ:
         for scope in desired.scopes.values():
             if scope.manages_commands:
                 current = live.scope(scope.scope).commands
-                done = self._done.get(scope.scope)
+                done = self._done.get(scope.scope)  # pragma: no mutate (a miss: add again)
                 if done is None or done[0] is not current:
                     self.add(scope.scope, current)
                     done = self._done[scope.scope]
@@ -147,9 +146,9 @@ class Differ:
                 hints += done[4]
         plans = []
         for scope in desired.scopes.values():
-            commands = matched.get(scope.scope, [])
+            commands = matched[scope.scope] if scope.manages_commands else []
             perms = permission_changes(scope, live, matched, prune=self.prune and scope.prune,
-                                       warnings=warnings, errors=errors)
+                                       errors=errors)
             refs = self._live_refs(scope.scope, live.scope(scope.scope).commands)
             plans.append(_scope_plan(scope, refs, commands, perms, errors))
         warnings.extend(rename_warnings(matched, desired, live))
@@ -166,8 +165,14 @@ def _scope_commands(scope: DesiredScope, live: Iterable[Mapping[str, Any]], prun
     pending = []
     for command in scope.commands:  # ids first, so a rename keeps its command
         if command.id is not None and command.id in remaining:
-            changes.append(_compare(scope.scope, command.body, remaining.pop(command.id),
-                                    forms, errors))
+            current = remaining.pop(command.id)
+            if _type(command.body) != _type(current):
+                errors.append(f"{scope_label(scope.scope)}: id {current['id']} is a "
+                              f"{CommandType(_type(current)).name} command, but the manifest "
+                              f"declares it as {CommandType(_type(command.body)).name}: "
+                              "Discord cannot change a command's type; remove the id to "
+                              "create a new command")
+            changes.append(_compare(scope.scope, command.body, current, forms))
         else:
             if command.id is not None:
                 warnings.append(f"{scope_label(scope.scope)}: {_kind(command.body)} "
@@ -179,34 +184,29 @@ def _scope_commands(scope: DesiredScope, live: Iterable[Mapping[str, Any]], prun
     for live_id, live_command in remaining.items():
         by_key.setdefault(_match_key(live_command), []).append(live_id)
     for command in pending:  # the first live command of the same type and name
-        candidates = by_key.get(_match_key(command.body), [])
+        candidates = by_key.get(_match_key(command.body))
         found = candidates.pop(0) if candidates else None
-        if found is not None:
-            changes.append(_compare(scope.scope, command.body, remaining.pop(found),
-                                    forms, errors))
+        if found is not None:  # of the same type: the match key holds it
+            changes.append(_compare(scope.scope, command.body, remaining.pop(found), forms))
         else:
             body = {k: v for k, v in command.body.items() if k != "id"}
             changes.append(CommandChange(Action.CREATE, scope.scope, _type(body),
                                          str(body.get("name")), body=body))
     changes.extend(_unmanaged(scope.scope, remaining.values(), prune))
-    return sorted(changes, key=lambda c: (c.type, c.name, c.id or ""))
+    return sorted(changes, key=lambda c: (c.type, c.name, str(c.id)))
 
 
 def _compare(scope: str, body: Mapping[str, Any], current: Mapping[str, Any],
-             forms: _Forms, errors: list[str]) -> CommandChange:
+             forms: _Forms) -> CommandChange:
     kind, name = _type(current), str(current.get("name"))
-    if _type(body) != kind:
-        errors.append(f"{scope_label(scope)}: id {current['id']} is a {CommandType(kind).name} "
-                      f"command, but the manifest declares it as "
-                      f"{CommandType(_type(body)).name}: Discord cannot change a command's "
-                      "type; remove the id to create a new command")
     after, changes = forms.compare(current, body, scope)
     new_name = str(body.get("name"))
     sent: Mapping[str, Any] = BodyWithId(body, str(current["id"]))  # not a copy of body
-    if scope == "global" and forms.defaults is None and body.get("integration_types") is None \
+    if scope == "global" and forms.defaults is None \
             and after.get("integration_types") is not None:
-        # The plan compared against the live value (the app's default is not
-        # known): send it, so apply keeps what the plan showed.
+        # The plan compared against the live value where the manifest leaves it out (the
+        # app's default is not known): send it, so apply keeps what the plan showed (where
+        # the manifest sets it, ``after`` holds the manifest's own).
         sent = {**sent, "integration_types": list(after["integration_types"])}
     return CommandChange(
         Action.UPDATE if changes else Action.NO_OP, scope, kind, new_name,
@@ -227,39 +227,45 @@ class _Forms:
     forms of commands every guild shares stay, while those of one guild's own
     commands go as later guilds come in, so that a plan of distinct bodies
     neither keeps them all nor frees them all at its end.
+
+    Lines marked ``# pragma: no mutate`` (mutation testing: docs/development.md)
+    and :func:`_recent` only look a form up or keep it under the key it is
+    looked up by: a change
+    there makes a lookup miss and the form be worked out again, the same,
+    which no test can see. What decides the keys (a live command's content, its
+    scope being global, the body) is not marked: a key that mixed two forms up
+    would change the plan.
     """
 
     def __init__(self, defaults: list[int] | None) -> None:
         self.defaults = defaults
-        self._live: dict[tuple[tuple[Any, ...] | int, bool], dict[str, Any]] = {}
+        self._live: dict[tuple[tuple[Any, ...], bool], dict[str, Any]] = {}
         self._desired: dict[tuple[int, bool], tuple[Mapping[str, Any], dict[str, Any]]] = {}
-        self._changes: dict[tuple[tuple[Any, ...] | int, int, bool],
-                            tuple[FieldChange, ...]] = {}
-        self._kept: list[Mapping[str, Any]] = []  # live commands keyed by id(): kept alive
+        self._changes: dict[tuple[tuple[Any, ...], int, bool], tuple[FieldChange, ...]] = {}
 
     def compare(self, current: Mapping[str, Any], body: Mapping[str, Any], scope: str
                 ) -> tuple[dict[str, Any], tuple[FieldChange, ...]]:
         """The desired command's canonical form (unknowns filled from live), and the
         fields that differ from the live command's."""
         is_global = scope == "global"
-        live_key: tuple[Any, ...] | int | None = _live_key(current)
-        if live_key is None:
-            self._kept.append(current)
-            live_key = id(current)
-        before = _recent(self._live, (live_key, is_global))
+        live_key = (_live_key(current), is_global)
+        before = _recent(self._live, live_key)  # pragma: no mutate
         if before is None:
-            before = _keep(self._live, (live_key, is_global), canonical(
-                dict(current), scope=scope, default_integration_types=self.defaults))
-        desired = _recent(self._desired, (id(body), is_global))
-        if desired is None or desired[0] is not body:
-            desired = _keep(self._desired, (id(body), is_global), (body, canonical(
-                dict(body), scope=scope, default_integration_types=self.defaults)))
+            before = canonical(dict(current), scope=scope,
+                               default_integration_types=self.defaults)
+            _keep(self._live, live_key, before)  # pragma: no mutate
+        body_key = (id(body), is_global)
+        desired = _recent(self._desired, body_key)  # pragma: no mutate
+        if desired is None or desired[0] is not body:  # an id() reused by a later body
+            desired = (body, canonical(dict(body), scope=scope,
+                                       default_integration_types=self.defaults))
+            _keep(self._desired, body_key, desired)  # pragma: no mutate
         after = fill_unknown(desired[1], before)
-        pair = (live_key, id(body), is_global)
-        changes = _recent(self._changes, pair)
+        pair = (live_key[0], id(body), is_global)
+        changes = _recent(self._changes, pair)  # pragma: no mutate
         if changes is None:
-            changes = _keep(self._changes, pair, tuple(
-                FieldChange(*c) for c in field_changes(before, after)))
+            changes = tuple(FieldChange(*c) for c in field_changes(before, after))
+            _keep(self._changes, pair, changes)  # pragma: no mutate
         return after, changes
 
 
@@ -268,39 +274,35 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-def _recent(table: dict[K, V], key: K) -> V | None:
-    """``table[key]`` made the most recent entry, or None."""
+def _recent(table: dict[K, V], key: K) -> V | None:  # pragma: no mutate block
+    """``table[key]`` made the most recent entry, or None (a cache: see :class:`_Forms`)."""
     value = table.pop(key, None)
     if value is not None:
         table[key] = value
     return value
 
 
-def _keep(table: dict[K, V], key: K, value: V) -> V:
+def _keep(table: dict[K, V], key: K, value: V) -> None:
     """``value`` kept under ``key``, the least recently used entry dropped past
     :data:`FORMS_KEPT`."""
     table[key] = value
     if len(table) > FORMS_KEPT:
         del table[next(iter(table))]
-    return value
 
 
 _INSTANCE_KEYS = frozenset({"id", "application_id", "guild_id", "version"})
 
 
-def _live_key(command: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """Equal for live commands that differ at most in ids and version (None: unhashable).
+def _live_key(command: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Equal for live commands that differ at most in ids and version.
 
     Nested lists and objects count by identity: the fetch keeps equal ones
     once (``runners.session._shared``), and the live state outlives the diff.
+    A JSON value is a string, number, boolean, null, list or object, so the key
+    is always hashable.
     """
-    key = tuple((k, id(v) if isinstance(v, (list, dict)) else v)
-                for k, v in command.items() if k not in _INSTANCE_KEYS)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    return tuple((k, id(v) if isinstance(v, (list, dict)) else v)
+                 for k, v in command.items() if k not in _INSTANCE_KEYS)
 
 
 def _unmanaged(scope: str, commands: Iterable[Mapping[str, Any]], prune: bool
@@ -374,10 +376,8 @@ _CHAT_INPUT = int(CommandType.CHAT_INPUT)
 
 
 def _type(command: Mapping[str, Any]) -> int:
-    value = command.get("type", _CHAT_INPUT)
-    if type(value) is int:  # the common case, without an enum lookup per command
-        return value
-    return int(value) if isinstance(value, int) else _CHAT_INPUT
+    """A command's type (an integer, validated or Discord's), CHAT_INPUT when it has none."""
+    return int(command.get("type", _CHAT_INPUT))
 
 
 def _version(command: Mapping[str, Any]) -> str | None:

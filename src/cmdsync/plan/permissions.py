@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def permission_changes(scope: DesiredScope, live: LiveState,
                        matched: Mapping[str, Sequence[CommandChange]], *, prune: bool,
-                       warnings: list[str], errors: list[str]) -> list[PermissionChange]:
+                       errors: list[str]) -> list[PermissionChange]:
     """The overwrite changes of one guild scope ([] for global or unmanaged permissions)."""
     if scope.scope == GLOBAL or scope.permissions is None:
         return []

@@ -200,7 +200,7 @@ def canonical(command: dict[str, Any], *, scope: str = "global",
         "description": api.get("description") or "",
         "description_localizations": _localizations(api.get("description_localizations")),
         "default_member_permissions": api.get("default_member_permissions"),
-        "nsfw": bool(api.get("nsfw", False)),
+        "nsfw": bool(api.get("nsfw")),  # absent: false
     }
     if kind in (CommandType.USER, CommandType.MESSAGE):
         result["description"] = ""
