@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -67,13 +68,14 @@ class Score:
         return self.percent >= self.target
 
 
-def _settings(module: str, tests: tuple[str, ...]) -> str:
-    """``[tool.mutmut]`` for one module and its test folders (the project's own
-    settings, ``only_mutate`` and the test selection replaced)."""
+def _settings(module: str, tests: tuple[str, ...], also: list[str]) -> str:
+    """``[tool.mutmut]`` for one module and its test folders (``also``: what else of the
+    repository the tests read, copied beside the mutants)."""
     return "\n".join([
         "[tool.mutmut]",
         'source_paths = ["src"]',
         f"only_mutate = [{json.dumps(module)}]",
+        f"also_copy = {json.dumps(also)}",
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}",
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not slow and not corpus"]',
         "mutate_only_covered_lines = false",
@@ -82,15 +84,26 @@ def _settings(module: str, tests: tuple[str, ...]) -> str:
 
 
 def _scratch(module: str, tests: tuple[str, ...]) -> Path:
-    """A copy of the sources, the tests and pyproject.toml whose ``[tool.mutmut]`` names
-    ``module`` and ``tests``: mutmut reads its settings from the working directory."""
+    """A copy of the repository's files (as git tracks them, with the work tree's
+    changes) whose ``pyproject.toml`` says, in ``[tool.mutmut]``, to mutate ``module``
+    against ``tests``: mutmut reads its settings from the working directory, and the
+    tests read files of the repository beside them (schemas, docs, examples)."""
     where = Path(tempfile.mkdtemp(prefix="cmdsync-mutation-"))
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants")
-    shutil.copytree(ROOT / "src", where / "src", ignore=ignore)
-    shutil.copytree(ROOT / "tests", where / "tests", ignore=ignore)
+    tracked = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], cwd=ROOT, capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        source, target = ROOT / name, where / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # schemas -> src/cmdsync/schemas
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():
+            shutil.copy2(source, target)
+    also = sorted({name.split("/", 1)[0] for name in tracked if name}
+                  - {"src", "tests", "pyproject.toml", ".git"})
     project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     project = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", project)
-    (where / "pyproject.toml").write_text(project + "\n" + _settings(module, tests),
+    (where / "pyproject.toml").write_text(project + "\n" + _settings(module, tests, also),
                                           encoding="utf-8")
     return where
 
@@ -120,8 +133,15 @@ def measure(module: str, *, keep: bool = False) -> Score:
                 if line.strip().endswith(": survived")]
     tested = int(stats["total"]) - int(stats.get("skipped", 0))
     killed = int(stats["killed"]) + int(stats.get("timeout", 0))
-    source = (ROOT / module).read_text(encoding="utf-8")
-    return Score(module, tests, tested, killed, survived, len(PRAGMA.findall(source)), target)
+    return Score(module, tests, tested, killed, survived, excluded(ROOT / module), target)
+
+
+def excluded(path: Path) -> int:
+    """How many comments of ``path`` say ``# pragma: no mutate`` (a docstring naming the
+    pragma is not one)."""
+    with path.open("rb") as source:
+        return sum(1 for token in tokenize.tokenize(source.readline)
+                   if token.type == tokenize.COMMENT and PRAGMA.search(token.string))
 
 
 def markdown(scores: list[Score]) -> str:

@@ -171,6 +171,27 @@ def check_dev_setup(item: Block, tmp_path: Path) -> None:
     assert "slow:" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
 
+def check_mutation_commands(item: Block, tmp_path: Path) -> None:
+    """Each command names a module the script scores and flags its parser takes; a module
+    it does not score is a usage error (exit 2)."""
+    script = ROOT / "scripts" / "mutation.py"
+    help_text = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
+                               text=True, check=True, timeout=60).stdout
+    refused = subprocess.run([sys.executable, str(script), "src/cmdsync/cli/__init__.py"],
+                             capture_output=True, text=True, check=False, timeout=60)
+    assert refused.returncode == 2
+    assert "not a module of the pure core: src/cmdsync/cli/__init__.py" in refused.stderr
+    commands = [shlex.split(line.split("#")[0]) for line in item.text.splitlines()
+                if line.startswith(".venv/bin/python scripts/mutation.py")]
+    assert len(commands) == 3
+    for words in commands:
+        for word in words[2:]:
+            if word.startswith("--"):
+                assert word in help_text, word
+            elif word != "MODULE":
+                assert word in refused.stderr, word  # listed among the modules it scores
+
+
 def check_release_tag(item: Block, tmp_path: Path) -> None:
     """The tag the page pushes is the one the release workflow runs on."""
     release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(
@@ -274,7 +295,8 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/getting-started/install.md", 1): check_install_lines,
     ("docs/getting-started/install.md", 2): check_install_lines,
     ("docs/development.md", 1): check_dev_setup,
-    ("docs/development.md", 2): check_release_tag,
+    ("docs/development.md", 2): check_mutation_commands,
+    ("docs/development.md", 3): check_release_tag,
     ("docs/getting-started/index.md", 2): transcript("test_quickstart"),
     ("docs/getting-started/index.md", 3): transcript("test_quickstart"),
     ("docs/getting-started/index.md", 4): transcript("test_quickstart"),
