@@ -231,7 +231,7 @@ def test_another_action_or_body_flags_and_overwrites_are_named() -> None:
         f"{where}: the plan has prune False, the manifests give True",
         f"{where}: chat_input 'ban': the plan's no-op differs from the manifests'",
         f"{where}: chat_input 'kick': the plan would delete it, the manifests give no-op",
-        f"{where}: overwrites of 'ban': the plan's update differs from the manifests'"]
+        f"{where}: overwrites of 'ban' (id 2): the plan's update differs from the manifests'"]
     unmanaged = replace(saved, scopes=(replace(scope, manages_commands=False),))
     assert plan_differences(unmanaged, saved) == [
         f"{where}: the plan has manages_commands False, the manifests give True"]
@@ -472,4 +472,33 @@ def test_each_overwrite_set_is_compared_on_its_own() -> None:
         replace(ban, after=({"id": f"{GUILD}5", "type": 1, "permission": True},)), kicked
     )),))
     assert plan_differences(forged, plan) == [
-        f"guild {GUILD}: overwrites of 'ban': the plan's update differs from the manifests'"]
+        (f"guild {GUILD}: overwrites of 'ban' (id 2): the plan's update differs from the "
+        "manifests'")]
+
+
+def test_an_overwrite_change_added_with_a_key_the_plan_has_is_found() -> None:
+    """A forged plan adds a set under an existing key, aimed at another command."""
+    plan = guild_plan()
+    scope = plan.scopes[0]
+    (ban,) = scope.permissions
+    aimed = replace(ban, target_id="3", command_name="kick")
+    forged = replace(plan, scopes=(replace(scope, permissions=(ban, aimed)),))
+    assert plan_differences(forged, plan) == [
+        (f"guild {GUILD}: overwrites of 'ban' (id 3): the plan would update it, but the "
+        "manifests do not give that change")]
+    twice = replace(plan, scopes=(replace(scope, permissions=(aimed, ban, ban)),))
+    assert plan_differences(twice, plan) == [
+        f"guild {GUILD}: overwrites of 'ban' (id 2): the plan changes it more than once",
+        (f"guild {GUILD}: overwrites of 'ban' (id 3): the plan would update it, but the "
+        "manifests do not give that change")]
+
+
+def test_a_command_change_the_plan_holds_twice_is_found() -> None:
+    """The first of two changes of one command would hide behind the second."""
+    plan = guild_plan()
+    scope = plan.scopes[0]
+    ban, kick = scope.commands
+    deleted = replace(ban, action=Action.DELETE, body=None)
+    forged = replace(plan, scopes=(replace(scope, commands=(deleted, ban, kick)),))
+    assert plan_differences(forged, plan) == [
+        f"guild {GUILD}: chat_input 'ban': the plan changes it more than once"]

@@ -237,8 +237,8 @@ def plan_differences(saved: Plan, fresh: Plan) -> list[str]:
                                f"{b[flag]}")
         reasons.extend(_differing(where, a["commands"], b["commands"], _command_key,
                                   lambda c: f"{_kind(c['type'])} {c['name']!r}"))
-        reasons.extend(_differing(where, a["permissions"], b["permissions"],
-                                  lambda p: p["key"], lambda p: f"overwrites of {p['key']!r}"))
+        reasons.extend(_differing(where, a["permissions"], b["permissions"], _permission_key,
+                                  _permission_label))
     return reasons
 
 
@@ -253,11 +253,23 @@ def _command_key(change: Mapping[str, Any]) -> tuple[Any, ...]:
     return (change["type"], change["name"])
 
 
+def _permission_key(change: Mapping[str, Any]) -> tuple[str, str]:
+    """An overwrite change is one key's set on one command: a plan may hold a key twice
+    (a set put on the command the manifests mean, another cleared elsewhere)."""
+    return (change["key"], str(change["target_id"]))
+
+
+def _permission_label(change: Mapping[str, Any]) -> str:
+    target = change["target_id"]
+    return f"overwrites of {change['key']!r}" + (f" (id {target})" if target else "")
+
+
 def _differing(where: str, mine: Sequence[Mapping[str, Any]],
                theirs: Sequence[Mapping[str, Any]], key: Any, label: Any) -> list[str]:
     ours = {key(c): c for c in mine}
     fresh = {key(c): c for c in theirs}
-    reasons = []
+    reasons = [f"{where}: {label(c)}: the plan changes it more than once"
+               for i, c in enumerate(mine) if any(key(c) == key(d) for d in mine[:i])]
     for item in sorted(ours.keys() | fresh.keys()):
         a, b = ours.get(item), fresh.get(item)
         if a == b:
