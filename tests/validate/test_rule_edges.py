@@ -33,8 +33,8 @@ def test_a_duplicate_command_points_at_its_first_declaration(tmp_path: Path) -> 
           - {name: pong, description: B}
           - {name: ping, description: C}
         """, "CS303") == [
-        (5, 12, "CS303", "CHAT_INPUT command 'ping' is already declared in the global "
-         "scope; names are unique per type and scope: rename or remove one", [(3, 12)])]
+        (5, 12, "CS303", ("CHAT_INPUT command 'ping' is already declared in the global "
+         "scope; names are unique per type and scope: rename or remove one"), [(3, 12)])]
 
 
 def test_a_duplicate_id_points_at_its_first_use_and_names_an_unnamed_command(
@@ -45,9 +45,9 @@ def test_a_duplicate_id_points_at_its_first_use_and_names_an_unnamed_command(
           - {name: ping2, description: B, id: "123456789012345678"}
           - {description: C, id: "123456789012345678"}
         """, "CS503") == [
-        (4, 26, "CS503", "command '(unnamed)' in the global scope has the id "
+        (4, 26, "CS503", ("command '(unnamed)' in the global scope has the id "
          "'123456789012345678' of command 'ping2' in the global scope; one id names one live "
-         "command: correct it, or remove it from one of them", [(3, 39)])]
+         "command: correct it, or remove it from one of them"), [(3, 39)])]
 
 
 def test_unassigned_permission_bits_show_five_then_an_ellipsis(tmp_path: Path) -> None:
@@ -64,14 +64,14 @@ def test_unassigned_permission_bits_show_five_then_an_ellipsis(tmp_path: Path) -
     messages = [f[3] for f in found(tmp_path, text, "CS308")]
     shown = ", ".join(map(str, spare[:5]))
     assert messages == [
-        f"default_member_permissions '{bits(1)}' sets bit {spare[0]}, which is not a "
-        "Discord permission: use '32'",
-        f"default_member_permissions '{bits(2)}' sets bits {spare[0]}, {spare[1]}, which are "
-        "not Discord permissions: use '32'",
-        f"default_member_permissions '{bits(5)}' sets bits {shown}, which are not Discord "
-        "permissions: use '32'",
-        f"default_member_permissions '{bits(6)}' sets bits {shown}, ..., which are not "
-        "Discord permissions: use '32'"]
+        (f"default_member_permissions '{bits(1)}' sets bit {spare[0]}, which is not a "
+        "Discord permission: use '32'"),
+        (f"default_member_permissions '{bits(2)}' sets bits {spare[0]}, {spare[1]}, which are "
+        "not Discord permissions: use '32'"),
+        (f"default_member_permissions '{bits(5)}' sets bits {shown}, which are not Discord "
+        "permissions: use '32'"),
+        (f"default_member_permissions '{bits(6)}' sets bits {shown}, ..., which are not "
+        "Discord permissions: use '32'")]
 
 
 def test_a_command_with_permissions_as_true_is_left_to_the_schema_and_the_next_checked(
@@ -121,12 +121,12 @@ def test_a_command_over_8000_names_its_largest_option_and_every_command_is_check
         + textwrap.indent(_big("huger", "d" * 50), "  ")
     size = len("huge") + 1 + 5 + 100 + 3 + 100 + 25 * 200 + 5 + 100 + 15 * 200
     assert [f[3] for f in found(tmp_path, text, "CS301")] == [
-        f"command 'huge' is {size} characters in size; Discord allows at most 8000 (names, "
+        (f"command 'huge' is {size} characters in size; Discord allows at most 8000 (names, "
         "descriptions and choices, counting the longest localization of each): shorten it by "
-        f"{size - 8000} (option 'big' accounts for {3 + 100 + 25 * 200})",
-        f"command 'huger' is {size + 1 + 49} characters in size; Discord allows at most 8000 "
+        f"{size - 8000} (option 'big' accounts for {3 + 100 + 25 * 200})"),
+        (f"command 'huger' is {size + 1 + 49} characters in size; Discord allows at most 8000 "
         "(names, descriptions and choices, counting the longest localization of each): "
-        f"shorten it by {size + 50 - 8000} (option 'big' accounts for {3 + 100 + 25 * 200})"]
+        f"shorten it by {size + 50 - 8000} (option 'big' accounts for {3 + 100 + 25 * 200})")]
 
 
 def test_an_unnamed_command_over_8000_is_named_as_unnamed(tmp_path: Path) -> None:
