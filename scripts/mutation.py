@@ -42,7 +42,9 @@ TARGETS: dict[str, tuple[tuple[str, ...], float]] = {
     "src/cmdsync/state/normalize.py": (("tests/state", "tests/plan"), 95.0),
     **{f"{RULES}{path.name}": (("tests/validate",), 90.0)
        for path in sorted((ROOT / RULES).glob("*.py"))
-       if path.name not in ("__init__.py", "base.py", "common.py")},
+       # a rule another stage checks (the loader, the schema) has no code of its own
+       if path.name not in ("__init__.py", "base.py", "common.py")
+       and "\ndef " in path.read_text(encoding="utf-8")},
 }
 PRAGMA = re.compile(r"#\s*pragma:\s*no mutate")
 
