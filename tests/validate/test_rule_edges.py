@@ -149,3 +149,50 @@ def test_a_subcommands_options_count_toward_their_top_level_option(tmp_path: Pat
         """
     (finding,) = found(tmp_path, text, "CS301")
     assert finding[3].endswith(f"(option 'one' accounts for {3 + 1 + 1 + 1 + 25 * 200})")
+
+
+def test_unnamed_commands_are_left_to_the_missing_name_rule(tmp_path: Path) -> None:
+    assert found(tmp_path, """\
+        commands:
+          - {description: A}
+          - {description: B}
+        """, "CS303") == []
+
+
+def test_a_duplicate_option_points_at_the_first_and_odd_items_are_skipped(
+        tmp_path: Path) -> None:
+    assert found(tmp_path, """\
+        commands:
+          - name: give
+            description: d
+            options:
+              - just a string
+              - {type: string, description: no name}
+              - {type: string, name: item, description: a}
+              - {type: string, name: item, description: b}
+        """, "CS203") == [
+        (8, 30, "CS203", ("option name 'item' is already taken in command 'give': names "
+                          "must be unique among siblings; rename this one"), [(7, 30)])]
+
+
+def test_entry_points_unnamed_or_second_are_named_and_point_at_the_first(
+        tmp_path: Path) -> None:
+    assert found(tmp_path, """\
+        commands:
+          - {type: 9, name: odd}
+          - {description: d, handler: app_handler}
+          - {type: primary_entry_point, handler: app_handler}
+          - {type: primary_entry_point, name: two, handler: app_handler}
+        guilds:
+          "222222222222222222":
+            commands:
+              - {type: primary_entry_point, handler: app_handler}
+        """, "CS304") == [
+        (3, 22, "CS304", ("'handler' on CHAT_INPUT command '(unnamed)'; only "
+                          "PRIMARY_ENTRY_POINT commands have a handler: remove it"), []),
+        (5, 12, "CS304", ("entry point 'two' is a second PRIMARY_ENTRY_POINT command; an "
+                          "application has at most one (the first is '(unnamed)'): remove "
+                          "one"), [(4, 12)]),
+        (9, 16, "CS304", ("entry point '(unnamed)' is declared in guild 222222222222222222; "
+                          "PRIMARY_ENTRY_POINT commands are global only: move it to the "
+                          "global commands"), [])]
