@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 from cmdsync.plan import (
@@ -15,6 +16,7 @@ from cmdsync.plan import (
     ScopePlan,
     diff,
 )
+from cmdsync.state import LiveState, live_scope
 from tests.support.plan import APP, GUILD, MANIFEST, OTHER, cmd, desired, live
 
 
@@ -357,7 +359,8 @@ def test_a_plan_built_scope_by_scope_as_reads_arrive_is_the_diff() -> None:
 
 def test_global_rename_names_only_guilds_where_it_has_overwrites() -> None:
     """The manifest sets overwrites in the guild for another command only: the
-    renamed one has none there, so no guild is named (a new user's report)."""
+    renamed one has none there, nor live, so there is nothing to warn of (a new
+    user's report; issue 33)."""
     state = desired(f"""\
         commands:
           - {{id: "40", name: pong, description: kick command}}
@@ -368,10 +371,9 @@ def test_global_rename_names_only_guilds_where_it_has_overwrites() -> None:
               other: [{{type: role, id: "5", permission: true}}]
         """)
     plan = diff(state, live({"global": [cmd("40", "ping"), cmd("41", "other")], GUILD: []}))
-    assert plan.warnings == (
-        ("global: renaming chat_input 'ping' to 'pong' (id 40) keeps its id, but Discord "
-         "drops a renamed command's permission overwrites; it has none (in the manifest or "
-         "live)"),)
+    assert plan.warnings == ()
+    assert [(c.action, c.renamed_from) for c in plan.scopes[0].commands] == [
+        (Action.NO_OP, None), (Action.UPDATE, "ping")]
 
 
 def test_global_rename_says_what_becomes_of_each_guilds_overwrites() -> None:
@@ -392,3 +394,44 @@ def test_global_rename_says_what_becomes_of_each_guilds_overwrites() -> None:
         ("global: renaming chat_input 'ping' to 'pong' (id 40) keeps its id, but Discord "
          f"drops a renamed command's permission overwrites; cmdsync sets the manifest's in "
          f"guild {GUILD}; lost in guild {OTHER} (the manifest sets none for it)"),)
+
+
+def test_a_guild_rename_without_overwrites_warns_of_nothing() -> None:
+    """Issue 33 item 14: the renamed guild command has no overwrites, live or in the
+    manifest (another command of the guild has some): nothing is lost."""
+    state = desired(f"""\
+        guilds:
+          "{GUILD}":
+            commands:
+              - {{id: "30", name: boot, description: kick command}}
+              - {{name: ban, description: ban command}}
+            permissions:
+              ban: [{{type: role, id: "5", permission: true}}]
+        """)
+    perms = {GUILD: [{"id": "31", "permissions": [{"id": "5", "type": 1,
+                                                   "permission": True}]}]}
+    current = live({GUILD: [cmd("30", "kick", guild=GUILD), cmd("31", "ban", guild=GUILD)]},
+                   perms)
+    # another guild whose overwrites were not read holds none of a guild command's
+    current = replace(current, scopes={**current.scopes, OTHER: live_scope(OTHER, [])})
+    plan = diff(state, current)
+    assert plan.warnings == ()
+    assert [(c.action, c.name, c.renamed_from) for c in plan.scopes[0].commands] == [
+        (Action.NO_OP, "ban", None), (Action.UPDATE, "boot", "kick")]
+
+
+def test_a_rename_whose_overwrites_were_not_read_says_so() -> None:
+    """Client credentials cannot read overwrites: whether the command has some in the
+    guild is not known, and the warning says that rather than nothing."""
+    state = desired(f"""\
+        commands:
+          - {{id: "40", name: pong, description: kick command}}
+        guilds:
+          "{GUILD}": {{commands: []}}
+        """)
+    unread = LiveState(APP, {"global": live_scope("global", [cmd("40", "ping")]),
+                             GUILD: live_scope(GUILD, [])})
+    assert diff(state, unread).warnings == (
+        ("global: renaming chat_input 'ping' to 'pong' (id 40) keeps its id, but Discord "
+         f"drops a renamed command's permission overwrites; guild {GUILD}: not known (its "
+         "overwrites were not read: a bot token or a user's Bearer token reads them)"),)

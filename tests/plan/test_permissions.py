@@ -121,3 +121,74 @@ def test_colon_in_a_context_menu_name() -> None:
     assert [(p.key, p.command_type, p.command_name) for p in plan.scopes[0].permissions] == [
         ("user:Translate", 3, "user:Translate")]
     assert plan.errors == ()
+
+
+UNDECLARED = ("not the guild's own chat_input \"ban\" (id 11), which the manifest does not "
+              "declare")
+GLOBAL_BAN = "commands:\n  - {name: ban, description: ban command}\n"
+
+
+def test_a_declared_global_command_wins_over_an_undeclared_guild_one() -> None:
+    """Issue 33 item 7: the guild's own ``ban`` is live, but the manifest manages no
+    command of the guild; the key goes to the global ``ban`` it declares, and says so."""
+    state = desired(GLOBAL_BAN + manifest("      ban: [{type: role, id: '5', permission: true}]\n"))
+    current = {"global": [cmd("40", "ban")], GUILD: [cmd("11", "ban", guild=GUILD)]}
+    plan = diff(state, live(current, perms({"11": [ROLE]})))
+    assert plan.scopes[1].permissions == (
+        PermissionChange(Action.CREATE, GUILD, "ban", "40", "global", 1, "ban", (), (ROLE,),
+                         UNDECLARED),
+        PermissionChange(Action.DELETE, GUILD, "ban", "11", GUILD, 1, "ban", (ROLE,), ()),
+    )
+    kept = diff(state, live(current, perms({"11": [ROLE]})), prune=False)
+    assert kept.scopes[1].permissions == plan.scopes[1].permissions[:1]
+
+
+def test_a_global_command_the_plan_creates_wins_over_an_undeclared_guild_one() -> None:
+    """Item 7: the global ``ban`` has no id yet: apply learns it."""
+    state = desired(GLOBAL_BAN + manifest("      ban: [{type: role, id: '5', permission: true}]\n"))
+    plan = diff(state, live({"global": [], GUILD: [cmd("11", "ban", guild=GUILD)]}))
+    assert plan.scopes[1].permissions == (
+        PermissionChange(Action.CREATE, GUILD, "ban", None, "global", 1, "ban", (), (ROLE,),
+                         UNDECLARED),)
+
+
+def test_a_command_kept_by_prune_false_takes_no_key_a_declared_one_answers_to() -> None:
+    """Item 7: the guild's commands are managed, its own ``ban`` kept undeclared."""
+    text = GLOBAL_BAN + (f'guilds:\n  "{GUILD}":\n    prune: false\n    commands:\n'
+                         "      - {name: kick, description: kick command}\n"
+                         "    permissions:\n      ban: [{type: role, id: '5', permission: true}]\n")
+    current = {"global": [cmd("40", "ban")],
+               GUILD: [cmd("11", "ban", guild=GUILD), cmd("12", "kick", guild=GUILD)]}
+    plan = diff(desired(text), live(current, perms({"11": [ROLE]})))
+    assert [(c.action, c.name, c.note) for c in plan.scopes[1].commands] == [
+        (Action.NO_OP, "ban", "not in the manifest: kept (prune is off)"),
+        (Action.NO_OP, "kick", None)]
+    assert plan.scopes[1].permissions == (
+        PermissionChange(Action.CREATE, GUILD, "ban", "40", "global", 1, "ban", (), (ROLE,),
+                         UNDECLARED),)
+
+
+def test_a_declared_guild_command_still_wins_and_says_nothing() -> None:
+    state = desired(GLOBAL_BAN + manifest("      ban: [{type: role, id: '5', permission: true}]\n",
+                                          BAN))
+    current = {"global": [cmd("40", "ban")], GUILD: [cmd("11", "ban", guild=GUILD)]}
+    assert diff(state, live(current)).scopes[1].permissions == (
+        PermissionChange(Action.CREATE, GUILD, "ban", "11", GUILD, 1, "ban", (), (ROLE,)),)
+
+
+def test_a_key_no_declared_command_answers_to_falls_back_to_the_live_ones() -> None:
+    """A desired state CS402 did not check: the guild's live command, as before."""
+    state = desired(manifest("      ban: [{type: role, id: '5', permission: true}]\n"))
+    current = {"global": [cmd("40", "ban")], GUILD: [cmd("11", "ban", guild=GUILD)]}
+    assert diff(state, live(current)).scopes[0].permissions == (
+        PermissionChange(Action.CREATE, GUILD, "ban", "11", GUILD, 1, "ban", (), (ROLE,)),)
+
+
+def test_a_declared_rename_is_re_put_and_says_which_command_it_is_not() -> None:
+    """Both reasons, the forced re-put first."""
+    state = desired('commands:\n  - {id: "40", name: ban, description: ban command}\n'
+                    + manifest("      ban: [{type: role, id: '5', permission: true}]\n"))
+    current = {"global": [cmd("40", "kick")], GUILD: [cmd("11", "ban", guild=GUILD)]}
+    (change,) = diff(state, live(current, perms({"40": [ROLE]}))).scopes[1].permissions
+    assert (change.action, change.target_id, change.reason) == (
+        Action.UPDATE, "40", "renamed: Discord drops its overwrites; " + UNDECLARED)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from jsonschema import Draft202012Validator
 from cmdsync.errors import CmdsyncError
 from cmdsync.plan import Plan, diff
 from cmdsync.plan.planfile import from_document, to_document
-from cmdsync.render.plan import to_json, to_rich, to_text
+from cmdsync.render.plan import to_github, to_json, to_rich, to_text
 from cmdsync.runners.files import load_plan, save_plan
 from cmdsync.validate.schema import load_schema
 from tests.support import paths
@@ -230,3 +231,61 @@ def test_plan_schema_documents_every_property() -> None:
                     if not str(sub.get("description", "")).strip()]
     assert undocumented == []
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+BEARER = (f"apply will need a user's Bearer token to change the permission overwrites above "
+          f"(guild {GUILD}), and these credentials have none: run `cmdsync login`, or set "
+          "DISCORD_BEARER_TOKEN (scope applications.commands.permissions.update; a bot token "
+          "cannot edit overwrites)")
+
+
+def test_overwrite_changes_planned_without_a_bearer_token_say_what_apply_needs() -> None:
+    """Issue 33 item 11: in the text below the warnings, in JSON among them (its digest
+    over them), and in GitHub's annotations; the saved plan does not keep the flag."""
+    plan = replace(guild_plan(), user_token=False)
+    assert plan.needs_user_token == (GUILD,)
+    text = to_text(plan)
+    assert text.endswith(
+        f"manifest's back in guild {GUILD}\n"
+        f"Warning: {BEARER}\n"
+        "\n"
+        "Plan: 1 to create, 1 to update, 0 to delete, 5 permission sets to change.\n")
+    assert text.replace(f"Warning: {BEARER}\n", "") == to_text(guild_plan())
+    document = json.loads(to_json(plan))
+    assert document["warnings"] == [*guild_plan().warnings, BEARER]
+    assert from_document(document).warnings == (*guild_plan().warnings, BEARER)
+    assert f"::warning title=cmdsync plan::{BEARER}\n" in to_github(plan, {})
+    assert to_document(plan) == to_document(guild_plan())
+
+
+@pytest.mark.parametrize("user_token", [True, None])
+def test_with_a_bearer_token_or_not_knowing_the_plan_says_nothing_of_it(
+        user_token: bool | None) -> None:
+    plan = replace(guild_plan(), user_token=user_token)
+    assert plan.needs_user_token == ()
+    assert to_text(plan) == to_text(guild_plan())
+    assert to_json(plan) == to_json(guild_plan())
+
+
+def test_without_overwrite_changes_no_bearer_token_is_needed() -> None:
+    plan = replace(basic_plan(), user_token=False)
+    assert plan.needs_user_token == ()
+    assert to_text(plan) == to_text(basic_plan())
+
+
+def test_a_key_bound_to_a_global_command_this_plan_creates() -> None:
+    """Item 7: the change names the global command to be created, and the guild's own of
+    that name that it does not go to."""
+    state = desired(f"""\
+        commands: [{{name: ban, description: ban command}}]
+        guilds:
+          "{GUILD}":
+            permissions:
+              ban: [{{type: role, id: "5", permission: true}}]
+        """)
+    plan = diff(state, live({"global": [], GUILD: [cmd("11", "ban", guild=GUILD)]}))
+    guild_lines = to_text(plan).split(f"guild {GUILD}:\n")[1].split("\n\n")[0]
+    assert guild_lines == (
+        '  + permissions of "ban" (global command created by this plan); not the guild\'s '
+        'own chat_input "ban" (id 11), which the manifest does not declare\n'
+        "      + role 5: allow")

@@ -9,7 +9,10 @@ them together. Rate limits and 5xx are retried by the client
 (:mod:`cmdsync.client.http`). On an error the scope stops there: its
 remaining changes are ``not applied``; ``on_error`` ``stop`` (the default)
 starts no scope after that (the results report them ``skipped``; scopes
-already writing finish), ``continue`` goes on with them. Nothing is printed: :mod:`cmdsync.render.apply` draws the result.
+already writing finish), ``continue`` goes on with them. Each scope's result lists
+its changes in the plan's order (:func:`~cmdsync.apply.result.in_plan_order`), not
+in the order they were made. Nothing is printed: :mod:`cmdsync.render.apply` draws
+the result.
 
 Overwrites of a command this apply created are put on the id Discord
 returned (a bulk overwrite's response, or the POST's). Every create Discord
@@ -46,6 +49,7 @@ from cmdsync.apply.result import (
     RequestRecord,
     ScopeResult,
     ScopeStatus,
+    in_plan_order,
 )
 from cmdsync.apply.strategy import ScopeSteps, Step, StepKind
 from cmdsync.client import endpoints
@@ -151,8 +155,8 @@ async def execute(context: Context, scheduled: Sequence[ScopeSteps], *, on_error
         if (failed and on_error == "stop") or context.interrupt.signal:
             results[index] = ScopeResult(
                 scope.scope, _strategy(scope), ScopeStatus.SKIPPED,
-                tuple(r for s in scope.steps
-                      for r in _changes(s, ChangeStatus.NOT_APPLIED, context)))
+                in_plan_order(r for s in scope.steps
+                              for r in _changes(s, ChangeStatus.NOT_APPLIED, context)))
             return
         context.observer.scope_started(scope.scope, len(scope.steps))
         result = await _run_scope(context, scope)
@@ -183,7 +187,7 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
             rest = [r for s in scope.steps[index:]
                     for r in _changes(s, ChangeStatus.NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
-                               tuple(done + rest))
+                               in_plan_order(done + rest))
         tag = next(_STEPS)
         marker = STEP.set(tag)  # the task below copies it: its exchanges carry the tag
         try:
@@ -200,7 +204,7 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
             rest = [r for s in scope.steps[index:] for r in _changes(
                 s, ChangeStatus.UNKNOWN if s is step else ChangeStatus.NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.INTERRUPTED,
-                               tuple(done + rest))
+                               in_plan_order(done + rest))
         except CmdsyncError as exc:
             _claim(context, tag, "failed", scope.scope)
             status = ChangeStatus.UNKNOWN if _ambiguous(_sent(context, tag)) \
@@ -208,14 +212,14 @@ async def _run_scope(context: Context, scope: ScopeSteps) -> ScopeResult:
             rest = [r for s in scope.steps[index:] for r in _changes(
                 s, status if s is step else ChangeStatus.NOT_APPLIED, context)]
             return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.FAILED,
-                               tuple(done + rest), str(exc),
+                               in_plan_order(done + rest), str(exc),
                                tuple(_diagnostics(context, step, exc)))
         finally:
             context.interrupt.in_flight.discard(task)
         _claim(context, tag, outcome, scope.scope)
         done.extend(_changes(step, ChangeStatus.APPLIED, context))
         context.observer.step_done(scope.scope)
-    return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.APPLIED, tuple(done))
+    return ScopeResult(scope.scope, _strategy(scope), ScopeStatus.APPLIED, in_plan_order(done))
 
 
 async def _send(context: Context, step: Step, tag: int) -> str:

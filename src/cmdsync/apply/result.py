@@ -6,11 +6,14 @@ Built by :mod:`cmdsync.apply.execute`, drawn by :mod:`cmdsync.render.apply`;
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from cmdsync.manifest.diagnostics import Diagnostic
 from cmdsync.model import Word
 from cmdsync.plan import Action
+from cmdsync.plan.changes import natural
 
 
 class ChangeStatus(Word):
@@ -76,11 +79,24 @@ class ChangeResult:
     renamed_from: str | None = None
 
 
+def in_plan_order(changes: Iterable[ChangeResult]) -> tuple[ChangeResult, ...]:
+    """``changes`` in the order the plan shows them, whatever order they were made in:
+    commands by type, then name in natural order (``cmd3`` before ``cmd28``), then
+    overwrite sets by key."""
+    def key(change: ChangeResult) -> tuple[Any, ...]:
+        if change.kind is ChangeKind.PERMISSIONS:
+            return (1, 0, natural(change.name))
+        return (0, change.type or 0, natural(change.name))
+
+    return tuple(sorted(changes, key=key))
+
+
 @dataclass(frozen=True)
 class ScopeResult:
     """A scope's outcome: ``applied``, ``failed`` or ``skipped`` (an earlier scope failed).
 
-    ``strategy`` is ``bulk``, ``per-command`` or None (overwrites only).
+    ``strategy`` is ``bulk``, ``per-command`` or None (overwrites only);
+    ``changes`` are in the plan's order (:func:`in_plan_order`).
     ``error`` is the failed request's message; ``diagnostics`` map a 50035
     answer back to manifest lines when the manifest is known.
     """

@@ -10,6 +10,7 @@ or no-op, its value the glyph the plan shows. Built by
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,13 @@ from typing import Any
 from cmdsync.state import Overwrite
 
 DAILY_CREATE_LIMIT = 200  # creates per guild per day (Discord's "Application Commands" docs)
+
+
+def natural(name: str) -> tuple[Any, ...]:
+    """A sort key reading runs of digits as numbers: ``cmd2`` before ``cmd10``; otherwise
+    by code point. The order the plan shows names in, and apply's report too."""
+    parts = re.split(r"(\d+)", name)
+    return (tuple((int(p), p) if i % 2 else p for i, p in enumerate(parts)), name)
 
 
 class Action(str, enum.Enum):
@@ -63,6 +71,13 @@ class CommandChange:
     body: Mapping[str, Any] | None = None
     renamed_from: str | None = None
     note: str | None = None
+
+    @property
+    def declared(self) -> bool:
+        """Whether the manifest declares this command: a create, update or no-op it was
+        compared with. A live command it does not name is deleted, or kept with a
+        ``note`` saying why (:func:`cmdsync.plan.diff.diff`)."""
+        return self.action is not Action.DELETE and self.note is None
 
 
 class BodyWithId(Mapping[str, Any]):
@@ -176,6 +191,9 @@ class Plan:
     manifest_sha256: tuple[str | None, ...] = ()
     # the application's name as Discord gave it when planning ("" when not read); not saved
     application_name: str = ""
+    # whether the credentials that planned hold a user's Bearer token, which apply needs
+    # to put overwrites (None: not known, as in a saved plan); not saved
+    user_token: bool | None = None
 
     @property
     def application_label(self) -> str:
@@ -194,3 +212,11 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(scope.has_changes for scope in self.scopes)
+
+    @property
+    def needs_user_token(self) -> tuple[str, ...]:
+        """The guilds whose overwrites change when the credentials that planned hold no
+        user's Bearer token (apply refuses those without one); () otherwise."""
+        if self.user_token is not False:
+            return ()
+        return tuple(s.scope for s in self.scopes if s.permissions)

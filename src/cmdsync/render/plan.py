@@ -2,9 +2,11 @@
 
 Text shows, per scope with changes, ``+`` (green) creates, ``~`` (yellow)
 updates with only their changed fields, ``-`` (red) deletes, then permission
-changes, the creates and per-type totals; then warnings, errors and one
-summary line: ``Plan: N to create, N to update, N to delete, N permission
-sets to change.`` or ``No changes. Live commands match the manifest.``
+changes, the creates and per-type totals; then warnings (the plan's, and, from
+:func:`warnings`, that apply needs a user's Bearer token the credentials
+lack), errors and one summary line: ``Plan: N to create, N to update, N to
+delete, N permission sets to change.`` or ``No changes. Live commands match
+the manifest.``
 
 :func:`lines` computes styled segments once; :func:`to_text` and
 :func:`to_rich` only draw them, so colour never changes the words.
@@ -15,11 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Location
 from cmdsync.model import MAX_COMMANDS_PER_TYPE, CommandType, OverwriteType, scope_label
 from cmdsync.plan import Action, CommandChange, FieldChange, PermissionChange, Plan, ScopePlan
+from cmdsync.plan.changes import natural
 from cmdsync.render.diagnostics import annotation
 from cmdsync.render.escape import fenced, printable
 from cmdsync.state.as_manifest import to_command, to_option
@@ -42,6 +46,20 @@ def summary(plan: Plan) -> str:
             f"permission set{'s' if sets != 1 else ''} to change.")
 
 
+def warnings(plan: Plan) -> tuple[str, ...]:
+    """The plan's warnings, then, when its overwrite changes need a user's Bearer token
+    the credentials that planned lack, what apply will need (it refuses them without;
+    a bot token gets 403 code 20001, Discord's "Application Commands" documentation)."""
+    guilds = plan.needs_user_token
+    if not guilds:
+        return plan.warnings
+    needed = (f"apply will need a user's Bearer token to change the permission overwrites "
+              f"above (guild {', '.join(guilds)}), and these credentials have none: run "
+              "`cmdsync login`, or set DISCORD_BEARER_TOKEN (scope "
+              "applications.commands.permissions.update; a bot token cannot edit overwrites)")
+    return (*plan.warnings, needed)
+
+
 def lines(plan: Plan) -> list[Line]:
     """Every line of the text as styled segments."""
     out: list[Line] = []
@@ -58,9 +76,10 @@ def lines(plan: Plan) -> list[Line]:
         if scope.manages_commands:
             out.append([("  " + _totals(scope), "dim")])
         out.append([])
-    out += [[("Warning: ", "bold yellow"), (printable(w), "")] for w in plan.warnings]
+    notes = warnings(plan)
+    out += [[("Warning: ", "bold yellow"), (printable(w), "")] for w in notes]
     out += [[("Error: ", "bold red"), (printable(e), "")] for e in plan.errors]
-    if plan.warnings or plan.errors:
+    if notes or plan.errors:
         out.append([])
     out.append([(summary(plan), "bold")])
     return out
@@ -84,10 +103,11 @@ def to_rich(plan: Plan) -> Any:
 
 
 def to_json(plan: Plan, *, api_url: str | None = None) -> str:
-    """The plan document of ``schemas/plan.schema.json`` as indented JSON."""
+    """The plan document of ``schemas/plan.schema.json`` as indented JSON; its
+    ``warnings`` are those the text shows (:func:`warnings`)."""
     from cmdsync.plan.planfile import dumps
 
-    return dumps(plan, api_url=api_url)
+    return dumps(replace(plan, warnings=warnings(plan)), api_url=api_url)
 
 
 def _has_changes(scope: ScopePlan) -> bool:
@@ -125,13 +145,6 @@ def _field(field: FieldChange) -> Line:
     return [*_glyph(Action.UPDATE, 6), (f" {path}: {before} -> {after}", "")]
 
 
-def natural(name: str) -> tuple[Any, ...]:
-    """A sort key reading runs of digits as numbers: ``cmd2`` before ``cmd10``; otherwise
-    the plan's own order (by code point)."""
-    parts = re.split(r"(\d+)", name)
-    return (tuple((int(p), p) if i % 2 else p for i, p in enumerate(parts)), name)
-
-
 _WHOLE_OPTION = re.compile(r"(?:^|\.)options\[name=[^\]]*\]$")
 _OPTION_FIELD = re.compile(r"(?:^|\.)options\[name=[^\]]*\]\.(\w+)$")
 
@@ -157,12 +170,13 @@ def _permission(change: PermissionChange) -> Iterator[Line]:
     if change.key == "*":
         where = f"application-wide, id {target_id}"
     elif change.target_id is None:
-        where = "command created by this plan"
+        where = "global command created by this plan" if change.command_scope == "global" \
+            else "command created by this plan"
     elif change.command_scope == "global":
         where = f"global command, id {target_id}"
     else:
         where = f"id {target_id}"
-    reason = f"; {change.reason}" if change.reason else ""
+    reason = f"; {printable(change.reason)}" if change.reason else ""
     yield [*_glyph(change.action, 2),
            (f" permissions of {_show(change.key)} ({where}){reason}", "")]
     before = {(o["type"], o["id"]): o for o in change.before}
@@ -252,7 +266,7 @@ def to_github(plan: Plan, locations: Mapping[tuple[str, int, str], Location]) ->
         for perm in scope.permissions:
             out.append(annotation("notice", f"permissions of {_show(perm.key)} will change "
                                             f"({where})", title="cmdsync plan"))
-    out += [annotation("warning", w, title="cmdsync plan") for w in plan.warnings]
+    out += [annotation("warning", w, title="cmdsync plan") for w in warnings(plan)]
     out += [annotation("error", e, title="cmdsync plan") for e in plan.errors]
     return "".join(line + "\n" for line in out) + to_text(plan)
 
