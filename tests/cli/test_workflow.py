@@ -108,10 +108,16 @@ def test_the_workflow_plans_pull_requests_and_applies_main() -> None:
                                    "'refs/heads/main'")
     assert [s.get("with", {}).get("command") for s in jobs["plan"]["steps"]] == [None, "plan"]
     assert [s.get("with", {}).get("command") for s in jobs["apply"]["steps"]] == [None, "apply"]
-    assert {k: v for k, v in data["env"].items() if k.startswith("DISCORD_")} == {
-        "DISCORD_APPLICATION_ID": "${{ vars.DISCORD_APPLICATION_ID }}",
-        "DISCORD_BOT_TOKEN": "${{ secrets.DISCORD_BOT_TOKEN }}",
-        "DISCORD_BEARER_TOKEN": "${{ secrets.DISCORD_BEARER_TOKEN }}"}
+    assert data["env"] == {"DISCORD_APPLICATION_ID": "${{ vars.DISCORD_APPLICATION_ID }}"}
+    # each job has the secrets it uses: the refresh token only the apply, which alone
+    # exchanges it (one at a time: its concurrency group never cancels)
+    assert jobs["plan"]["env"] == {"DISCORD_BOT_TOKEN": "${{ secrets.DISCORD_BOT_TOKEN }}"}
+    assert jobs["apply"]["env"] == {
+        name: f"${{{{ secrets.{name} }}}}" for name in (
+            "DISCORD_BOT_TOKEN", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET",
+            "DISCORD_REFRESH_TOKEN")}
+    assert jobs["apply"]["concurrency"] == {"group": "cmdsync-apply",
+                                            "cancel-in-progress": False}
 
 
 # -- the steps' scripts, as the runner runs them ---------------------------------------
@@ -178,7 +184,8 @@ esac
 
 @pytest.mark.parametrize(("comments", "verb"), [
     ("", "POST repos/o/r/issues/7/comments"),
-    ("41\tsomeone\n42\tgithub-actions[bot]\n", "PATCH repos/o/r/issues/comments/42"),
+    ("41\tsomeone\t<!-- cmdsync-plan -->\n42\tgithub-actions[bot]\t<!-- cmdsync-plan -->\n",
+     "PATCH repos/o/r/issues/comments/42"),
 ])
 def test_the_comment_step_posts_once_then_updates(tmp_path: Path, comments: str,
                                                   verb: str) -> None:

@@ -26,12 +26,11 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 import httpx
 
-from cmdsync.client.auth import ClientCredentials
 from cmdsync.client.redact import remember
 from cmdsync.errors import ClientError, CmdsyncError, NetworkError
 
@@ -43,7 +42,24 @@ TIMEOUT = 15.0  # seconds, for each request to the token endpoint
 
 
 class LoginExpiredError(CmdsyncError):
-    """Discord refused the stored grant (``invalid_grant``): the user must log in again."""
+    """Discord refused the stored grant (``invalid_grant``): the user must log in again.
+
+    ``reason`` is the refusal alone (``POST /oauth2/token: HTTP 400: invalid_grant:
+    ...``), for a message that says what to do otherwise."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{reason}: the login is no longer valid: {LOGIN_AGAIN}")
+        self.reason = reason
+
+
+class ClientAuth(Protocol):
+    """How the client authenticates at the token endpoint: HTTP Basic, as
+    :class:`cmdsync.client.auth.ClientCredentials` gives it (a protocol, so that
+    :mod:`cmdsync.client.auth` may exchange a refresh token through this module)."""
+
+    def basic(self) -> str:
+        """The ``Authorization`` header value."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -89,7 +105,7 @@ def authorize_url(api_url: str, *, client_id: str, redirect_uri: str, state: str
     return f"{site_url(api_url)}/oauth2/authorize?{query}"
 
 
-async def exchange_code(http: httpx.AsyncClient, credentials: ClientCredentials, *, code: str,
+async def exchange_code(http: httpx.AsyncClient, credentials: ClientAuth, *, code: str,
                   redirect_uri: str, verifier: str) -> Grant:
     """``authorization_code`` grant; raises :class:`~cmdsync.errors.CmdsyncError` naming
     OAuth2's ``error`` (an unregistered ``redirect_uri`` says which URI to register)."""
@@ -98,7 +114,7 @@ async def exchange_code(http: httpx.AsyncClient, credentials: ClientCredentials,
     return _grant(await _post(http, "/oauth2/token", credentials, form), redirect_uri=redirect_uri)
 
 
-async def refresh(http: httpx.AsyncClient, credentials: ClientCredentials, refresh_token: str) -> Grant:
+async def refresh(http: httpx.AsyncClient, credentials: ClientAuth, refresh_token: str) -> Grant:
     """``refresh_token`` grant: new tokens (the old refresh token is then spent).
 
     Raises :class:`LoginExpiredError` on ``invalid_grant`` (revoked, spent or
@@ -108,7 +124,7 @@ async def refresh(http: httpx.AsyncClient, credentials: ClientCredentials, refre
     return _grant(await _post(http, "/oauth2/token", credentials, form), redirect_uri=None)
 
 
-async def revoke(http: httpx.AsyncClient, credentials: ClientCredentials, token: str) -> None:
+async def revoke(http: httpx.AsyncClient, credentials: ClientAuth, token: str) -> None:
     """``POST /oauth2/token/revoke`` (RFC 7009); raises
     :class:`~cmdsync.errors.ClientError` when it is not answered with 200."""
     response = await _post(http, "/oauth2/token/revoke", credentials,
@@ -119,7 +135,7 @@ async def revoke(http: httpx.AsyncClient, credentials: ClientCredentials, token:
                           path="/oauth2/token/revoke")
 
 
-async def _post(http: httpx.AsyncClient, path: str, credentials: ClientCredentials,
+async def _post(http: httpx.AsyncClient, path: str, credentials: ClientAuth,
           form: dict[str, str]) -> httpx.Response:
     basic = credentials.basic()
     remember(basic.split(" ", 1)[1])  # the secret in base64, should an answer echo it bare
@@ -158,7 +174,7 @@ def _grant(response: httpx.Response, *, redirect_uri: str | None) -> Grant:
                      float(body.get("expires_in") or 0), tuple(scope))
     reason = f"POST /oauth2/token: HTTP {response.status_code}{_oauth_error(response)}"
     if body.get("error") == "invalid_grant":
-        raise LoginExpiredError(f"{reason}: the login is no longer valid: {LOGIN_AGAIN}")
+        raise LoginExpiredError(reason)
     if body.get("error") == "invalid_client":
         raise CmdsyncError(f"{reason}: check DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET")
     if redirect_uri is not None and "redirect" in str(body.get("error_description", "")):

@@ -20,7 +20,8 @@ import re
 from collections.abc import Mapping
 
 REDACTED = "[redacted]"
-SECRET_VARIABLES = ("DISCORD_BOT_TOKEN", "DISCORD_CLIENT_SECRET", "DISCORD_BEARER_TOKEN")
+SECRET_VARIABLES = ("DISCORD_BOT_TOKEN", "DISCORD_CLIENT_SECRET", "DISCORD_BEARER_TOKEN",
+                    "DISCORD_REFRESH_TOKEN")
 # A bot token: base64 of the bot's id, a timestamp and an HMAC, joined by dots.
 BOT_TOKEN = re.compile(r"[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}")
 # A credential after its scheme, as in an Authorization header: long, with a digit.
