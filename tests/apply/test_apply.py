@@ -26,6 +26,7 @@ from tests.support.apply import (
     write,
     writes,
 )
+from tests.support.emulator import guild_install_only
 
 GLOBAL_PATH = f"/applications/{APP}/commands"
 GUILD_PATH = f"/applications/{APP}/guilds/{GUILD}/commands"
@@ -249,7 +250,8 @@ def test_invalid_manifests_stop_before_any_request(emulator: Emulator, tmp_path:
 
 def test_rules_that_need_the_application_stop_apply_before_any_command_request(
         emulator: Emulator, tmp_path: Path) -> None:
-    """The default app installs to guilds only (CS601): plan's check, in apply too."""
+    """An app that installs to guilds only (CS601): plan's check, in apply too."""
+    guild_install_only(emulator)
     path = write(tmp_path / "bot.yaml", """\
         commands:
           - {name: ping, description: Ping, integration_types: [guild_install, user_install]}

@@ -3,6 +3,7 @@ ones once the application is read; offline validate never runs them."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from cmdsync.emulator.instance import new_emulator
 from cmdsync.runners.session import Connection
 from cmdsync.runners.validate import validate_online
 from tests.support.cli import clean_environment, run
+from tests.support.emulator import guild_install_only
 
 APP = emulator_seed.APPLICATION_ID
 MANIFEST = """\
@@ -89,7 +91,7 @@ def test_online_with_client_credentials_and_another_application_named(
     (tmp_path / "other.yaml").write_text(
         'application_id: "999999999999999999"\ncommands: [{name: pong, description: P}]\n',
         encoding="utf-8")
-    emulator = new_emulator()
+    emulator = guild_install_only(new_emulator())
     connection = Connection(api_url="http://emulator/api/v10",
                             transport=httpx.ASGITransport(app=create_app(emulator)))
     env = {"DISCORD_CLIENT_ID": APP, "DISCORD_CLIENT_SECRET": emulator_seed.CLIENT_SECRET}
@@ -119,13 +121,18 @@ def test_the_docs_cs601_example_prints_what_it_shows(tmp_path: Path,
     readme = (ROOT / "docs" / "commands" / "validate.md").read_text(encoding="utf-8")
     block = readme.split("$ cat ping.yaml\n", 1)[1].split("```", 1)[0]
     manifest, rest = block.split("$ cmdsync validate ping.yaml\n", 1)
-    offline, rest = rest.split("$ cmdsync emulator &", 1)
-    online = rest.split("\n", 2)[2]
+    offline, rest = rest.split("$ cmdsync emulator &\n", 1)
+    curl, _, online = rest.split("\n", 2)
+    assert curl.startswith("$ curl -s -o /dev/null -X PATCH ")
+    assert "http://127.0.0.1:8787/api/v10/applications/@me" in curl
+    body = json.loads(curl.split(" -d '", 1)[1].split("'", 1)[0])
     clean_environment(monkeypatch)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ping.yaml").write_text(manifest, encoding="utf-8")
     assert run(capsys, "validate", "ping.yaml") == (0, offline, "")
     with BackgroundServer(create_app(new_emulator())) as base:
+        assert httpx.patch(f"{base}/api/v10/applications/@me", json=body, headers={
+            "Authorization": "Bot emulator-bot-token"}).status_code == 200  # the curl line
         monkeypatch.setenv("DISCORD_BOT_TOKEN", "emulator-bot-token")
         code, out, _ = run(capsys, "validate", "--online", "--api-url", f"{base}/api/v10",
                            "ping.yaml")

@@ -150,7 +150,8 @@ REWRITES = [
     ({"options": [option("a", required=False)]}, {"options": [option("a")]}),
     ({"nsfw": False, "name_localizations": {}}, {}),
     ({"options": [], "description_localizations": None}, {"dm_permission": True}),
-    ({"contexts": None, "default_member_permissions": None}, {"integration_types": [0]}),
+    # integration_types left out: the application's installation contexts (both, by default)
+    ({"contexts": None, "default_member_permissions": None}, {"integration_types": [0, 1]}),
 ]
 
 

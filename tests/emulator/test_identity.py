@@ -74,7 +74,7 @@ def test_applications_me_and_by_id_describe_the_application() -> None:
     assert {k: body[k] for k in ("id", "name", "flags", "flags_new",
                                  "integration_types_config")} == {
         "id": APP, "name": "cmdsync emulator", "flags": 0, "flags_new": "0",
-        "integration_types_config": {"0": {}}}
+        "integration_types_config": BOTH}  # as Discord makes a new application
     assert body["bot"]["id"] == APP and body["owner"]["id"] == USER_ID
     assert (other.status_code, other.json()["code"]) == (404, 10002)
     assert bearer.json() == {"message": "Only bots can use this endpoint", "code": 20002}
@@ -83,6 +83,8 @@ def test_applications_me_and_by_id_describe_the_application() -> None:
 def test_patch_switches_user_install_on_and_off() -> None:
     async def calls(client: httpx.AsyncClient) -> dict[str, Any]:
         user_command = chat("hug", integration_types=[1])
+        await client.patch("/applications/@me", headers=BOT,  # guild install only first
+                           json={"integration_types_config": {"0": {}}})
         out: dict[str, Any] = {"before": await client.post(GLOBAL, headers=BOT,
                                                            json=user_command)}
         out["on"] = await client.patch("/applications/@me", headers=BOT,
@@ -184,7 +186,7 @@ def test_oauth2_me_describes_a_bearer_token() -> None:
     body = credentials.json()
     assert (body["application"]["id"], body["scopes"], "user" in body) == (
         APP, ["applications.commands.update"], False)
-    assert body["application"]["integration_types_config"] == {"0": {}}
+    assert body["application"]["integration_types_config"] == BOTH
     assert "owner" not in body["application"]  # the public application object
     assert body["expires"].startswith("2025-06-22T")  # the fake clock + 7 days
     assert user.json()["scopes"] == ["applications.commands.permissions.update"]

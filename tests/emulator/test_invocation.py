@@ -22,6 +22,7 @@ from tests.support.emulator import (
     asgi_client,
     chat,
     emulator,
+    guild_install_only,
     option,
 )
 
@@ -177,6 +178,7 @@ async def test_a_missing_command_gets_a_hint(instance: Emulator,
 
 
 async def test_where_a_command_shows(instance: Emulator, api: httpx.AsyncClient) -> None:
+    guild_install_only(instance)
     await put(api, GUILD_COMMANDS, [chat("local")])
     await put(api, GLOBAL, [chat("everywhere"), chat("guilds", contexts=[0]),
                             chat("nodm", dm_permission=False)])
@@ -199,6 +201,7 @@ async def test_where_a_command_shows(instance: Emulator, api: httpx.AsyncClient)
 
 async def test_an_application_not_installed_in_the_guild(instance: Emulator,
                                                          api: httpx.AsyncClient) -> None:
+    guild_install_only(instance)  # a user-installed command shows in any guild
     await put(api, GLOBAL, [chat("everywhere")])
     instance.store.add_guild(GUILD, "Emulator Guild", [], {"owner_id": USER_ID})
     assert "is not installed in guild 2" in refused(instance, "/everywhere")

@@ -32,7 +32,9 @@ async def test_a_global_slash_command_with_every_default(api: httpx.AsyncClient)
         "application_id": APP, "default_member_permissions": None, "type": 1,
         "name": "ping", "name_localizations": None,
         "description": "Check the bot is alive", "description_localizations": None,
-        "dm_permission": True, "contexts": None, "integration_types": [0],
+        # integration_types: the application's installation contexts, both for a new
+        # one (discord/discord-api-docs#7396, fixed 2025-03)
+        "dm_permission": True, "contexts": None, "integration_types": [0, 1],
         "options": [
             {"type": 4, "name": "count", "name_localizations": None,
              "description": "The count", "description_localizations": None,

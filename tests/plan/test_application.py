@@ -26,7 +26,7 @@ from cmdsync.runners.plan import PlanRun, plan_live, plan_paths, with_unknowns
 from cmdsync.runners.session import Connection
 from cmdsync.state import LiveState
 from cmdsync.state.application import AppInfo
-from tests.support.emulator import apply, make_client
+from tests.support.emulator import apply, guild_install_only, make_client
 
 APP = emulator_seed.APPLICATION_ID
 BOT = {"Authorization": f"Bot {emulator_seed.BOT_TOKEN}"}
@@ -82,7 +82,8 @@ OMITTED = """\
 def test_the_application_is_read_once_before_the_scopes(tmp_path: Path) -> None:
     emulator = new_emulator()
     run = plan(emulator, write(tmp_path, OMITTED), tmp_path)
-    assert run.plan is not None and run.application == AppInfo(APP, "cmdsync emulator", 0, (0,))
+    assert run.plan is not None and run.application == AppInfo(APP, "cmdsync emulator", 0,
+                                                               (0, 1))
     assert requests(emulator) == [("GET", "/applications/@me"),
                                   ("GET", f"/applications/{APP}/commands")]
 
@@ -124,7 +125,7 @@ def test_user_install_switched_on_later_updates_commands_that_leave_it_out(
         tmp_path: Path) -> None:
     """Discord fills in the application's contexts on every write: the next apply
     makes commands created before user install user-installable too."""
-    emulator = new_emulator()
+    emulator = guild_install_only(new_emulator())
     path = write(tmp_path, OMITTED.replace(", contexts: [guild, bot_dm, private_channel]", ""))
     first = plan(emulator, path, tmp_path)
     assert first.plan is not None
@@ -142,7 +143,7 @@ def test_user_install_switched_on_later_updates_commands_that_leave_it_out(
 
 def test_unsupported_integration_types_stop_before_any_command_request(
         tmp_path: Path) -> None:
-    emulator = new_emulator()  # guild install only
+    emulator = guild_install_only(new_emulator())
     path = write(tmp_path, """\
         commands:
           - {name: ping, description: Check the bot is alive}
@@ -238,7 +239,7 @@ def test_a_manifest_entry_point_takes_over_the_live_one(tmp_path: Path) -> None:
 
 
 def test_client_credentials_read_the_application_from_oauth2_me(tmp_path: Path) -> None:
-    emulator = new_emulator()
+    emulator = guild_install_only(new_emulator())
     env = {"DISCORD_CLIENT_ID": APP, "DISCORD_CLIENT_SECRET": emulator_seed.CLIENT_SECRET,
            "DISCORD_APPLICATION_ID": APP}
     path = write(tmp_path, "commands: [{name: hug, description: Hug, integration_types: [1]}]\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,13 @@ def as_ci_would(server: str, seed: Mapping[str, Any], monkeypatch: pytest.Monkey
     client = httpx.Client(base_url=f"{server}/_emulator", timeout=10)
     client.post("/reset", json=dict(seed)).raise_for_status()
     return client
+
+
+def guild_install_only(instance: Emulator, application_id: str = APP) -> Emulator:
+    """``instance`` with its application supporting guild install only, as applications
+    made before Discord's default of both installation contexts (change log,
+    2024-06-27) still do; the default seed's supports both."""
+    app = instance.store.application(application_id)
+    assert app is not None
+    instance.store.add_application(replace(app, integration_types=(0,)))
+    return instance

@@ -2,10 +2,13 @@
 and the guild fixtures interactions are built from.
 
 Without ``--seed`` the emulator holds one application ``111111111111111111``
-(flags 0, guild install only) with bot token ``emulator-bot-token`` and client
-credentials ``111111111111111111`` / ``emulator-secret`` and the OAuth2
-redirect URI ``http://127.0.0.1:53682/callback`` (``cmdsync login``'s); one guild
-``222222222222222222``; and a user ``333333333333333333`` whose bearer token
+(flags 0; guild and user install, as Discord makes a new application) with bot
+token ``emulator-bot-token`` and client credentials ``111111111111111111`` /
+``emulator-secret`` and the OAuth2 redirect URI
+``http://127.0.0.1:53682/callback`` (``cmdsync login``'s); one guild
+``222222222222222222`` (the one every example in ``examples/`` names by default,
+so that each plans the same against ``cmdsync emulator`` as with ``--local``); and
+a user ``333333333333333333`` whose bearer token
 ``emulator-user-token`` has scope ``applications.commands.permissions.update``
 and may manage that guild. That guild is owned by user ``333333333333333333``
 (``owner``) and has a second member ``333333333333333334`` (``member``), the
@@ -114,9 +117,12 @@ ADMIN_ROLE_ID = "222222222222222225"
 EVERYONE_PERMISSIONS = 2_248_473_465_835_073
 
 DEFAULT_SEED: dict[str, Any] = {
+    # Both installation contexts: what Discord gives a new application (change log,
+    # "User-Installed Apps General Availability", 2024-06-27), and what --local's has.
     "applications": [{"id": APPLICATION_ID, "name": "cmdsync emulator", "flags": 0,
-                      "integration_types": ["guild_install"], "bot_token": BOT_TOKEN,
-                      "client_secret": CLIENT_SECRET, "redirect_uris": [REDIRECT_URI]}],
+                      "integration_types": ["guild_install", "user_install"],
+                      "bot_token": BOT_TOKEN, "client_secret": CLIENT_SECRET,
+                      "redirect_uris": [REDIRECT_URI]}],
     "guilds": [{
         "id": GUILD_ID, "name": "Emulator Guild", "owner_id": USER_ID,
         "preferred_locale": "en-US",

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cmdsync.emulator.app import create_app
+from cmdsync.emulator.database import Store, opening
 from cmdsync.emulator.faults import quiet_uvicorn_drops
 from cmdsync.emulator.gateway.protocol import MAX_PAYLOAD_BYTES
 from cmdsync.emulator.instance import Emulator, new_emulator
@@ -102,8 +103,11 @@ def build(*, state: str | None, seed: str | None, global_limit: int,
     """An emulator on its state file (or memory), with its seed file and global limit.
 
     ``local``: the state ``plan --local`` and ``apply --local`` use in the working
-    directory (``.cmdsync/local.sqlite``, with their seed unless ``seed`` is given).
-    Raises :class:`~cmdsync.errors.UsageError` for an unreadable or bad seed file.
+    directory (``.cmdsync/local.sqlite``, with their seed unless ``seed`` is given:
+    the guilds they added for the manifests' are the seed's too, so that their user
+    manages them here as there). Without ``seed`` nor ``local``, the default seed
+    (:mod:`cmdsync.emulator.seed`). Raises :class:`~cmdsync.errors.UsageError` for an
+    unreadable or bad seed file.
     """
     try:
         ratelimit = RateLimitConfig(global_limit=global_limit)
@@ -115,8 +119,20 @@ def build(*, state: str | None, seed: str | None, global_limit: int,
         from cmdsync.runners.session import LOCAL_STATE, local_seed
 
         work_directory(os.getcwd())
-        state, data = LOCAL_STATE, data or local_seed([])
+        state, data = LOCAL_STATE, data or local_seed(_guilds_in(LOCAL_STATE))
     return new_emulator(state=state or ":memory:", seed=data, ratelimit=ratelimit)
+
+
+def _guilds_in(state: str) -> list[str]:
+    """The ids of the guilds the state file ``state`` holds (none when it is new)."""
+    if not os.path.isfile(state):
+        return []
+    with opening(state):
+        store = Store(state)
+        try:
+            return store.guild_ids()
+        finally:
+            store.close()
 
 
 def banner(emulator: Emulator, base_url: str) -> str:
