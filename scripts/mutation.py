@@ -118,9 +118,11 @@ def measure(module: str, *, keep: bool = False) -> Score:
     try:
         run = subprocess.run([sys.executable, "-m", "mutmut", "run"], cwd=where, env=env,
                              capture_output=True, text=True, check=False)
-        if run.returncode != 0:
-            raise SystemExit(f"mutmut failed on {module}:\n{run.stdout[-4000:]}"
-                             f"{run.stderr[-4000:]}")
+        if run.returncode != 0:  # the clean run failed: no score; said, and the next goes on
+            print(f"mutmut failed on {module}:\n{run.stdout[-4000:]}{run.stderr[-4000:]}",
+                  file=sys.stderr, flush=True)
+            return Score(module, tests, 0, 0, ["(mutmut failed: see above)"],
+                         excluded(ROOT / module), target)
         subprocess.run([sys.executable, "-m", "mutmut", "export-cicd-stats"], cwd=where,
                        env=env, capture_output=True, check=True)
         stats = json.loads((where / "mutants" / "mutmut-cicd-stats.json").read_text())
