@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cmdsync.runners.project import STARTER_CONFIG
+from cmdsync.runners.starter import STARTER_CONFIG
 from tests.support.cli import run
 from tests.support.paths import ROOT
 
@@ -37,7 +37,7 @@ def test_the_emulators_seed_help_names_the_seed_page(
     code, out, _ = run(capsys, "emulator", "--help")
     assert code == 0
     out = " ".join(out.split())
-    assert ("--seed <str> YAML file of applications, guilds, users and tokens (see "
+    assert ("--seed FILE YAML file of applications, guilds, users and tokens (see "
             "docs/emulator/seed.md, https://cmdsync.github.io/cmdsync/emulator/seed/).") in out
     assert page(f"{SITE}emulator/seed/") == ROOT / "docs" / "emulator" / "seed.md"
 

@@ -340,10 +340,10 @@ def test_invoke_refuses_a_choice_the_same_way_whatever_was_typed(
 
 @pytest.mark.parametrize("text, message", [
     ("manifest = []\n", ("cmdsync.toml:1: unknown key 'manifest': did you mean 'manifests'? "
-                         "(known: manifests, environments, default_environment)")),
+                         "(known: manifests, environments, default_environment, timeout)")),
     ('manifests = ["bot.yaml"]\n\n[environments.dev]\napp = "1"\n',
      ("cmdsync.toml:4: environments.dev: unknown key 'app': did you mean 'application_id'? "
-      "(known: api_url, application_id, guilds)")),
+      "(known: api_url, application_id, copy_global_to, guilds, manifests, timeout)")),
     ('manifests = ["bot.yaml"]\ndefault_environment = "prod"\n[environments.production]\n',
      ("cmdsync.toml:2: default_environment 'prod' is not one of the environments: did you "
       "mean 'production'? (defined: production)")),

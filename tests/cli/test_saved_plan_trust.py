@@ -21,9 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
-from cmdsync.cli import main
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.plan.planfile import plan_digest
+from tests.support.cli import run_secretly
 from tests.support.emulator import as_ci_would, http_server
 
 APP = "111111111111111111"
@@ -70,11 +70,7 @@ def admin(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> httpx
 
 
 def cmdsync(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exited:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert not any(secret in out + err for secret in (BOT_TOKEN, USER_TOKEN))
-    return int(exited.value.code or 0), out, err
+    return run_secretly(capsys, (BOT_TOKEN, USER_TOKEN), *args)
 
 
 def live(admin: httpx.Client) -> list[tuple[str, str, int]]:
@@ -323,10 +319,10 @@ def test_an_explicit_env_never_acts_on_another_application(
         f"cmdsync will perform the following actions on application Trust Bot ({APP}):\n")
     code, out, err = cmdsync(capsys, "apply", "--env", "prod", "dev-plan.json")
     assert (code, out) == (2, "")
-    assert err == (
-        "error: --env prod is application 555555555555555555, but the saved plan "
-        f"dev-plan.json was made for application {APP}: apply it without --env, or plan "
-        "again with `cmdsync plan --env prod --out FILE`\n")
+    assert err == (  # the plan records its environment (issue 33, item 4)
+        "error: --env prod, but the saved plan dev-plan.json was made for environment dev: "
+        "apply it without --env (it applies to dev), or plan again with `cmdsync plan --env "
+        "prod --out FILE`\n")
     assert writes(admin) == 0
     code, out, err = cmdsync(capsys, "apply", "--env", "dev", "dev-plan.json")
     assert code == 0, err

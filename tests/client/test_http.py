@@ -250,14 +250,27 @@ def test_truncated_body_is_retried() -> None:
     assert len(seen) == 2
 
 
-def test_timeout_gives_up_with_a_clear_message() -> None:
+def test_timeout_is_retried_once_then_names_the_host_the_timeout_and_the_setting() -> None:
+    """A server that never answers is not waited for max_retries times (83 s by default)."""
     time = FakeTime()
     handler, seen = sequence(httpx.ReadTimeout("timed out"))
     with pytest.raises(NetworkError) as caught:
-        run(list_global(client(handler, time, max_retries=2)))
-    assert str(caught.value) == (f"GET /applications/{APP}/commands: no response from "
-                                 "discord.test:443 after 3 attempts: ReadTimeout: timed out")
-    assert len(seen) == 3
+        run(list_global(client(handler, time, timeout=2.5)))
+    assert str(caught.value) == (
+        f"GET /applications/{APP}/commands: no answer from discord.test within 2.5 s "
+        "(2 attempts): allow it more time with --timeout SECONDS (or CMDSYNC_TIMEOUT, or "
+        "timeout = SECONDS in cmdsync.toml)")
+    assert (len(seen), time.slept) == (2, [0.5])
+
+
+def test_timeouts_after_other_failures_count_their_attempts() -> None:
+    time = FakeTime()
+    handler, seen = sequence(httpx.Response(502), httpx.ReadTimeout("timed out"),
+                             httpx.ConnectTimeout("timed out"))
+    with pytest.raises(NetworkError) as caught:
+        run(list_global(client(handler, time, max_timeout_retries=1)))
+    assert "no answer from discord.test within 15 s (3 attempts)" in str(caught.value)
+    assert (len(seen), time.slept) == (3, [0.5, 1.0])
 
 
 def test_post_is_retried_after_no_answer_since_a_create_upserts() -> None:

@@ -131,10 +131,13 @@ def check_precommit(item: Block, tmp_path: Path) -> None:
 
 
 def check_action_step(item: Block, tmp_path: Path) -> None:
-    """The step's inputs are the Action's (action.yml), with values it accepts."""
+    """The step's inputs are the Action's (action.yml), with values it accepts; in a
+    whole workflow, the step of each job that uses the action."""
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    step = yaml.safe_load(item.text)["steps"][-1]
-    assert step["uses"].startswith("cmdsync/cmdsync@")
+    data = yaml.safe_load(item.text)
+    steps = data["steps"] if "steps" in data else [
+        s for job in data["jobs"].values() for s in job["steps"]]
+    step = next(s for s in steps if str(s.get("uses", "")).startswith("cmdsync/cmdsync@"))
     assert set(step["with"]) <= set(action["inputs"]), item
     assert step["with"]["command"] in action["inputs"]["command"]["description"]
 
@@ -153,9 +156,12 @@ def check_install_lines(item: Block, tmp_path: Path) -> None:
             parses_as_cmdsync(line.removeprefix("$ "))
             continue
         assert words[:2] in installers, line
-        assert words[-1] in (name[1], "git+https://github.com/cmdsync/cmdsync"), line
+        targets = (name[1], "git+https://github.com/cmdsync/cmdsync")
+        assert words[-1] in targets, line
         alternative = line.partition("# or: ")[2]
-        assert alternative in ("", f"uv tool install {name[1]}", f"uv add --dev {name[1]}"), line
+        assert alternative in ("", *(f"{uv} {target}" for uv in ("uv tool install",
+                                                                  "uv add --dev")
+                                     for target in targets)), line
 
 
 def check_dev_setup(item: Block, tmp_path: Path) -> None:
@@ -290,10 +296,13 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("README.md", 5): transcript("test_readme_tour"),
     ("README.md", 6): covered_by("tests/cli/test_invoke.py::docs_invocations"),
     ("README.md", 7): check_same_as("docs/testing/pytest.md", 1),
+    ("README.md", 8): transcript("test_readme_environments"),
+    ("README.md", 9): transcript("test_readme_environments"),
     ("docs/index.md", 1): transcript("test_index_plan"),
     ("docs/getting-started/index.md", 1): check_install_lines,
     ("docs/getting-started/install.md", 1): check_install_lines,
     ("docs/getting-started/install.md", 2): check_install_lines,
+    ("docs/getting-started/install.md", 3): check_install_lines,
     ("docs/development.md", 1): check_dev_setup,
     ("docs/development.md", 2): check_mutation_commands,
     ("docs/development.md", 3): check_release_tag,
@@ -310,7 +319,10 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/configuration.md", 1): check_config,
     ("docs/security.md", 1): transcript("test_security_refuses_a_token_argument"),
     ("docs/ci/exit-codes.md", 1): check_cli_lines,
-    ("docs/ci/github-actions.md", 1): check_action_step,
+    ("docs/ci/github-actions.md", 1): check_action_step,  # and actionlint's default checks:
+    # tests/cli/test_action_environment.py::test_the_docs_workflow_passes_actionlint_default_checks
+    ("docs/ci/github-actions.md", 2): covered_by(
+        "tests/client/test_refresh_token.py::test_the_docs_commands_are_the_job_summarys"),
     ("docs/ci/json.md", 1): transcript("test_json_documents"),
     ("docs/ci/json.md", 2): transcript("test_json_documents"),
     ("docs/ci/json.md", 3): transcript("test_github_format"),
@@ -390,6 +402,22 @@ def test_readme_tour(session: Session) -> None:
     session.run(block("README.md", 3), codes={"cmdsync validate bad.yaml": 1})
     session.run(block("README.md", 4))
     session.run(block("README.md", 5))
+
+
+def test_readme_environments(session: Session) -> None:
+    """The dev-guild / production configuration the README shows, run: dev copies the
+    global commands to its guild, production plans them global, and the saved plan
+    applies to production without --env, as the hint says."""
+    session.copy_examples()
+    config = block("README.md", 8)
+    assert config.text.startswith("# cmdsync.toml\n")
+    session.write("cmdsync.toml", config.text)
+    session.run(block("README.md", 9))
+    code, out, err = session.cmdsync("apply", "plan.json")
+    assert code == 0, out + err
+    assert "Apply complete: 5 created" in out
+    assert session.cmdsync("plan", "--local", "--env", "dev")[1].endswith(
+        "No changes. Live commands match the manifest.\n")
 
 
 def test_index_plan(session: Session) -> None:

@@ -11,7 +11,7 @@ from cmdsync.cli import main
 from cmdsync.emulator import seed as emulator_seed
 
 # Variables that change what the CLI does: credentials, the API, colour, CI output.
-SETTINGS = ("CMDSYNC_API_URL", "FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS")
+SETTINGS = ("CMDSYNC_API_URL", "CMDSYNC_TIMEOUT", "FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS")
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -21,6 +21,14 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     out, err = capsys.readouterr()
     code = exited.value.code
     assert isinstance(code, int)
+    return code, out, err
+
+
+def run_secretly(capsys: pytest.CaptureFixture[str], secrets: tuple[str, ...], *args: str
+                 ) -> tuple[int, str, str]:
+    """:func:`run`, failing if any of ``secrets`` appears in what cmdsync printed."""
+    code, out, err = run(capsys, *args)
+    assert not any(secret in out + err for secret in secrets)
     return code, out, err
 
 

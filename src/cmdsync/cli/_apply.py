@@ -17,11 +17,13 @@ from cmdsync.cli._shared import (
     NoPruneOption,
     PlanFormat,
     SecretFileOption,
+    TimeoutOption,
     TokenFileOption,
     _connection,
     _plan_format,
     _project,
     _step_summary,
+    _timed,
     _with_environment,
     app,
     keep_until_exit,
@@ -48,7 +50,7 @@ class OnErrorChoice(str, enum.Enum):
     continue_ = "continue"
 
 
-@app.command()
+@app.command(short_help="Make Discord match the manifests, or a saved plan.")
 def apply(
     paths: Annotated[list[str] | None, typer.Argument(
         help="Manifest files or directories (a backup restores), or one saved plan "
@@ -67,6 +69,7 @@ def apply(
         "(annotations and the job summary; the default when GITHUB_ACTIONS=true).",
         show_default=False)] = None,
     api_url: ApiUrlOption = None,
+    timeout: TimeoutOption = None,
     local: LocalOption = False,
     application_id: ApplicationOption = None,
     no_prune: NoPruneOption = False,
@@ -84,9 +87,14 @@ def apply(
     bearer_token_file: BearerFileOption = None,
     env_name: EnvOption = None,
 ) -> int:
-    """Make Discord match the manifests (or a saved plan), after showing the plan."""
+    """Make Discord match the manifests (or a saved plan), after showing the plan.
+
+    Exit codes: 0 applied, or nothing to apply; 1 errors in the manifests or the plan, an
+    apply refused or declined, or a scope that failed (the report says what was written);
+    2 usage errors or an unreadable manifest; 130 interrupted (Ctrl-C) and 143 terminated
+    (SIGTERM): the writes stop cleanly, and the report says what was written.
+    """
     from cmdsync.apply.strategy import Strategy
-    from cmdsync.render.apply import TerminalHooks
     from cmdsync.runners.apply import ApplyOptions, apply_paths, apply_saved, saved_plan_path
 
     output = _plan_format(output)
@@ -95,24 +103,82 @@ def apply(
                              bearer_token_file=bearer_token_file)
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
                            application_id, force)
-    paths, env, root = _project(paths, env_name)
-    connection = _with_environment(connection, env_name)
-    saved = saved_plan_path(paths)
-    hooks = TerminalHooks(json_output=output is PlanFormat.json,
-                          progress=sys.stderr.isatty())
+    saved = saved_plan_path(paths) if paths else None
+    recorded = _recorded_environment(saved, env_name) if saved is not None else None
+    chosen = _project(paths, env_name or recorded, chosen_by=None if env_name or not recorded
+                      else f"the saved plan's environment {recorded}")
+    env, root, copy = chosen.env, chosen.root, chosen.copy_target()
+    connection = _with_environment(connection, env_name or recorded)
+    connection = _timed(connection, timeout, chosen.project, chosen.environment)
+    hooks = _hooks(json_output=output is PlanFormat.json, progress=sys.stderr.isatty(),
+                   heading=copy.heading if copy is not None else None)
     if saved is not None:
+        if copy is not None and output is not PlanFormat.json:
+            console.out(copy.heading + "\n\n")
         run = apply_saved(saved, connection=connection, options=options, hooks=hooks,
-                          env=env, cwd=root, refresh=not no_refresh, environment=env_name)
+                          env=env, cwd=root, refresh=not no_refresh,
+                          environment=env_name or recorded, copy_global_to=copy)
     elif no_refresh:
         raise UsageError("--no-refresh applies a saved plan (`cmdsync plan --out FILE`, then "
                          "`cmdsync apply --no-refresh FILE`): cmdsync keeps no state of its "
                          "own to plan manifests from")
     else:
-        run = apply_paths(paths, connection=connection, options=options, hooks=hooks, env=env,
-                          cwd=root,
-                          interactive=not auto_approve, can_ask=_stdin_is_terminal())
+        run = apply_paths(chosen.paths, connection=connection, options=options, hooks=hooks,
+                          env=env, cwd=root, interactive=not auto_approve,
+                          can_ask=_stdin_is_terminal(), copy_global_to=copy)
     keep_until_exit(run)
+    _refresh_notes()
     return _apply_exit(run, output=output)
+
+
+def _refresh_notes() -> None:
+    """On standard error, a line per refresh token this run exchanged: when its Bearer
+    token expires, and what to do where Discord rotated it (the job summary says the same
+    in CI: :mod:`cmdsync.client.rotation`)."""
+    from cmdsync.client import rotation
+    from cmdsync.client.auth import refreshes
+
+    for refreshed in refreshes():
+        console.err(rotation.refresh_note(refreshed))
+
+
+def _recorded_environment(saved: str, env_name: str | None) -> str | None:
+    """The environment the saved plan records (:func:`~cmdsync.runners.files.recorded_environment`),
+    which it is applied to; a usage error when ``--env`` names another, or when the
+    project configuration that defines it is not here."""
+    from cmdsync.runners.files import recorded_environment
+    from cmdsync.runners.project import find_config
+
+    recorded = recorded_environment(saved)
+    if recorded is None:
+        return None
+    if env_name is not None and env_name != recorded:
+        raise UsageError(f"--env {env_name}, but the saved plan {saved} was made for "
+                         f"environment {recorded}: apply it without --env (it applies to "
+                         f"{recorded}), or plan again with `cmdsync plan --env {env_name} "
+                         "--out FILE`")
+    project = find_config()
+    if project is None or recorded not in project.environments:
+        where = "no cmdsync.toml (or [tool.cmdsync] in pyproject.toml) here or above" \
+            if project is None else f"{project.path} defines no environment {recorded!r}"
+        raise UsageError(f"the saved plan {saved} was made for environment {recorded} of "
+                         f"the project configuration, but {where}: apply it in the project "
+                         "it was made in")
+    return recorded
+
+
+def _hooks(*, json_output: bool, progress: bool, heading: str | None) -> Any:
+    """The terminal hooks, which show ``heading`` (where the global commands go) above
+    the plan."""
+    from cmdsync.render.apply import TerminalHooks
+
+    class Headed(TerminalHooks):
+        def show_plan(self, plan: Any) -> None:
+            if heading is not None and not self.json_output:
+                console.out(heading + "\n\n")
+            super().show_plan(plan)
+
+    return Headed(json_output=json_output, progress=progress)
 
 
 def _stdin_is_terminal() -> bool:

@@ -16,19 +16,22 @@ from cmdsync.errors import (
 from cmdsync.render import console
 
 
-@app.command()
+@app.command(short_help="Run a local emulator of Discord's API, and its web console.")
 def emulator(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(help="Address to listen on.", metavar="HOST")]
+        = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).",
-                                      min=0, max=65535)] = 8787,
+                                      min=0, max=65535, metavar="PORT")] = 8787,
     state: Annotated[str | None, typer.Option(
-        help="SQLite file that keeps the state across restarts (default: in memory).")]
-        = None,
+        help="SQLite file that keeps the state across restarts (default: in memory).",
+        metavar="FILE", show_default=False)] = None,
     seed: Annotated[str | None, typer.Option(
         help="YAML file of applications, guilds, users and tokens (see docs/emulator/seed.md, "
-        "https://cmdsync.github.io/cmdsync/emulator/seed/).")] = None,
+        "https://cmdsync.github.io/cmdsync/emulator/seed/).", metavar="FILE",
+        show_default=False)] = None,
     global_limit: Annotated[int, typer.Option(
-        help="Requests per second per token before 429 (Discord: 50; 0 disables).")] = 50,
+        help="Requests per second per token before 429 (Discord: 50; 0 disables).",
+        metavar="N")] = 50,
     local: Annotated[bool, typer.Option(
         "--local", help="Serve the state of `plan --local` and `apply --local` "
         "(.cmdsync/local.sqlite), to watch it in the console.")] = False,

@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 
 from cmdsync.cli._shared import (
+    EnvOption,
     ExchangeFormat,
     LocalOption,
     TokenFileOption,
     _connection,
+    _project,
     app,
 )
 from cmdsync.errors import (
@@ -29,7 +31,7 @@ class ContextChoice(str, enum.Enum):
     private_channel = "private_channel"
 
 
-@app.command()
+@app.command(short_help="Run a command against the emulator, as a user in Discord would.")
 def invoke(
     line: Annotated[str | None, typer.Argument(
         help="The command as typed in Discord: '/mod ban user:<@123> reason:\"spam\"' "
@@ -84,6 +86,7 @@ def invoke(
         "DISCORD_APPLICATION_ID, else the emulator's only one).", metavar="ID",
         show_default=False)] = None,
     token_file: TokenFileOption = None,
+    env_name: EnvOption = None,
 ) -> int:
     """Run a command against the emulator as a user in Discord would: the emulator
     checks it, signs the interaction and POSTs it to your bot; shows the response.
@@ -111,12 +114,13 @@ def invoke(
                      "reach it for follow-ups (run `cmdsync emulator` and --api-url)")
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=None, bearer_token_file=None)
+    chosen = _project(None, env_name, need_paths=False)  # its application and API URL
     result = run_invoke(connection, Request(
         line=line, kind=kind, name=user_command or message_command, target=target,
         autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,
         context=context.value if context else None, endpoint=endpoint, wait=wait,
         follow_ups=follow_ups),
-        application_id=application_id)
+        application_id=application_id, env=chosen.env, cwd=chosen.root)
     if output is ExchangeFormat.json:
         console.out(render.to_json(result))
     elif result.refused or result.outdated:

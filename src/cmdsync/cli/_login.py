@@ -31,7 +31,8 @@ LOGIN_HELP = (
     "lists the guilds you manage). Needs DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET.")
 
 
-@app.command(help=LOGIN_HELP)
+@app.command(help=LOGIN_HELP,
+             short_help="Log in as a Discord user in the browser, and store the token.")
 def login(
     env_name: EnvOption = None,
     no_browser: Annotated[bool, typer.Option(
@@ -73,7 +74,7 @@ def login(
     return EXIT_OK
 
 
-@app.command()
+@app.command(short_help="Revoke and forget the token `cmdsync login` stored.")
 def logout(
     env_name: EnvOption = None,
     api_url: ApiUrlOption = None,
@@ -90,12 +91,13 @@ def logout(
     return EXIT_OK if result.revoke_error is None else EXIT_FAILURE
 
 
-auth_app = typer.Typer(help="The user's login (`cmdsync login`).", no_args_is_help=True,
+auth_app = typer.Typer(help="Show the login `cmdsync login` stored.", no_args_is_help=True,
                        rich_markup_mode=None)
-app.add_typer(auth_app, name="auth")
+app.add_typer(auth_app, name="auth", short_help="Show the login `cmdsync login` stored.")
 
 
-@auth_app.command("status")
+@auth_app.command("status", short_help="Show who is logged in, the scopes, the expiry and "
+                  "the guilds.")
 def auth_status(
     env_name: EnvOption = None,
     api_url: ApiUrlOption = None,

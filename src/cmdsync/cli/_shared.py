@@ -13,6 +13,7 @@ from cmdsync import __version__
 from cmdsync.errors import (
     EXIT_OK,
     EXIT_USAGE,
+    UsageError,
 )
 from cmdsync.render import console
 
@@ -132,14 +133,18 @@ def _step_summary(markdown: str) -> None:
 
 ApiUrlOption = Annotated[str | None, typer.Option(
     "--api-url", help="Base URL of Discord's API (default: CMDSYNC_API_URL, else "
-    "https://discord.com/api/v10).", show_default=False)]
+    "https://discord.com/api/v10).", metavar="URL", show_default=False)]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout", help="Seconds to wait for each request before it fails (default: "
+    "CMDSYNC_TIMEOUT, else cmdsync.toml's timeout, else 15).", metavar="SECONDS",
+    show_default=False)]
 LocalOption = Annotated[bool, typer.Option(
     "--local", help="Use the embedded emulator in-process, its state in "
     ".cmdsync/local.sqlite: no account needed.")]
 ApplicationOption = Annotated[str | None, typer.Option(
     "--application-id", help="The application whose commands to read (default: the "
     "manifest's application_id, else DISCORD_APPLICATION_ID; the emulator's with --local).",
-    show_default=False)]
+    metavar="ID", show_default=False)]
 TokenFileOption = Annotated[str | None, typer.Option(
     "--token-file", help="Read the bot token from FILE (instead of DISCORD_BOT_TOKEN).",
     metavar="FILE", show_default=False)]
@@ -153,17 +158,16 @@ EnvOption = Annotated[str | None, typer.Option(
     "variables); default: its default_environment.", metavar="NAME", show_default=False)]
 
 
-def _project(paths: list[str] | None, env_name: str | None
-             ) -> tuple[list[str], Any, str | None]:
-    """The manifest paths (given, else the configuration's), the environment mapping
-    with the selected environment's variables (flag > environment > file), and where
-    ``.cmdsync/`` lives: the project's root when there is a configuration (else None:
-    the working directory), so a command run from a subfolder shares its state."""
-    from cmdsync.runners.project import environment_for, find_config, resolve_paths
+def _project(paths: list[str] | None, env_name: str | None, *, need_paths: bool = True,
+             chosen_by: str | None = None) -> Any:
+    """The :class:`~cmdsync.runners.project.Selection` of a command: the manifest paths
+    (given, else the environment's, when ``need_paths``), the environment mapping with
+    the selected environment's variables (flag > environment > file), where
+    ``.cmdsync/`` lives (the project's root when there is a configuration, so a command
+    run from a subfolder shares its state), and the environment selected."""
+    from cmdsync.runners.project import select
 
-    project = find_config()
-    return (resolve_paths(paths, project), environment_for(project, env_name, os.environ),
-            project.root if project is not None else None)
+    return select(paths, env_name, os.environ, need_paths=need_paths, chosen_by=chosen_by)
 
 
 OutputFileOption = Annotated[str | None, typer.Option(
@@ -190,6 +194,65 @@ def _connection(*, api_url: str | None, local: bool, token_file: str | None,
     return Connection(api_url=api_url, local=local, token_file=token_file,
                       client_secret_file=client_secret_file,
                       bearer_token_file=bearer_token_file)
+
+
+# Seconds a request goes unanswered before the command says what it waits for.
+NOTICE_AFTER = 3.0
+
+
+def _timed(connection: Any, timeout: float | None, project: Any, environment: Any) -> Any:
+    """``connection`` with its client's timeout: ``--timeout``, else ``CMDSYNC_TIMEOUT``,
+    else the configuration's (``environment``'s, else ``project``'s top-level one), else
+    the client's default; and, over the network, a note on standard error for each
+    request unanswered after :data:`NOTICE_AFTER` seconds."""
+    from dataclasses import replace
+
+    from cmdsync.client.http import ClientConfig
+
+    seconds = _timeout_seconds(timeout, project, environment)
+    config = ClientConfig(timeout=seconds, notice_after=NOTICE_AFTER,
+                          on_wait=None if connection.local else _say_waiting)
+    return replace(connection, config=config)
+
+
+def _timeout_seconds(timeout: float | None, project: Any, environment: Any) -> float:
+    """The seconds of :func:`_timed`; a usage error (exit 2) for a value that is not a
+    number above 0, naming where it came from (the configuration's are checked as it
+    is read: :mod:`cmdsync.runners.project`)."""
+    if timeout is not None:
+        if not _positive(timeout):
+            raise typer.BadParameter(f"{timeout:g} is not a number of seconds above 0 (such "
+                                     "as 30)", param_hint="'--timeout'")
+        return timeout
+    text = os.environ.get("CMDSYNC_TIMEOUT", "").strip()
+    if text:
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not _positive(seconds):
+            raise UsageError(f"CMDSYNC_TIMEOUT {text!r} is not a number of seconds above 0 "
+                             "(such as 30)")
+        return seconds
+    configured = project.timeout_for(environment) if project is not None else None
+    if configured is not None:
+        return float(configured)
+    from cmdsync.client.http import ClientConfig
+
+    return ClientConfig.timeout
+
+
+def _positive(seconds: float) -> bool:
+    import math
+
+    return math.isfinite(seconds) and seconds > 0
+
+
+def _say_waiting(waiting: Any) -> None:
+    """Say on standard error which request goes unanswered (a
+    :class:`~cmdsync.client.http.Waiting`)."""
+    console.err(f"waiting for {waiting.host}: {waiting.method} {waiting.path} (attempt "
+                f"{waiting.attempt}) for {waiting.seconds:g} s...\n")
 
 
 def _check_code_source(source: str) -> None:

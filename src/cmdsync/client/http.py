@@ -14,14 +14,22 @@ called concurrently (``asyncio.gather``). For each request it waits on the
 - 5xx, timeouts and network errors: retries with exponential backoff
   (``backoff_base * 2**attempt`` seconds, at most ``backoff_max``), up to
   ``max_retries`` times; a refused connection (nothing listens at the
-  host and port) only ``max_refused_retries`` times (once), since a CLI
-  waiting for a server that is not there helps no one; the error names the
-  host and port tried. Every request cmdsync sends may be sent twice: GET,
+  host and port) only ``max_refused_retries`` times (once), and a request
+  unanswered for ``timeout`` seconds (to connect, or for each part of the
+  answer) only ``max_timeout_retries`` times (once), since a CLI waiting
+  for a server that is not there, or that never answers, helps no one; the
+  error names the host tried (and the timeout, and how to change it).
+  Every request cmdsync sends may be sent twice: GET,
   PUT, PATCH and DELETE are idempotent, and the one POST (create a command)
   upserts by name and type (Discord's "Application Commands" documentation (endpoints)), so a create that reached
   Discord and lost its answer is overwritten by its retry (200), not made twice;
 - other 4xx: raises :class:`~cmdsync.errors.ApiError` with Discord's
   code, message and 50035 ``errors``.
+
+A request unanswered after ``notice_after`` seconds (or half the timeout, if
+that is shorter) is told to ``on_wait`` as a :class:`Waiting`, once per
+attempt, while it goes on waiting: the CLI says on standard error what it
+waits for, instead of staying silent.
 
 The transport is injectable (``httpx.MockTransport``, ``httpx.ASGITransport``
 onto the emulator). Times are seconds (float) everywhere. Tokens go only in
@@ -32,14 +40,12 @@ exceptions or logs.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import re
-import socket
-import ssl
+from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 # isort: off
@@ -48,10 +54,11 @@ import httpx
 # isort: on
 
 from cmdsync import __version__
+from cmdsync.client import failures
 from cmdsync.client.auth import COMMANDS_SCOPE, Auth, ClientCredentials, Token
-from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep
+from cmdsync.client.ratelimit import Clock, RateLimiter, Sleep, retry_after
 from cmdsync.client.redact import remember
-from cmdsync.errors import ApiError, ClientError, CmdsyncError, NetworkError, UsageError
+from cmdsync.errors import ClientError, CmdsyncError, NetworkError, UsageError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -75,12 +82,16 @@ class ClientConfig:
     ``max_retry_after`` is five minutes: Discord's documented 429 asks for
     64.57 s (Discord's "Rate Limits" documentation), which is waited out; a daily create
     limit (hours, until UTC midnight) is not.
+    ``timeout`` bounds each attempt's connection and each read of its answer;
+    ``on_wait`` (None: nobody) is told of an attempt unanswered after
+    ``notice_after`` seconds (or half of ``timeout``, if that is shorter).
     """
 
     base_url: str = DEFAULT_API_URL
     timeout: float = 15.0
     max_retries: int = 4
     max_refused_retries: int = 1
+    max_timeout_retries: int = 1
     max_rate_limit_retries: int = 5
     max_retry_after: float = 300.0
     backoff_base: float = 0.5
@@ -88,6 +99,26 @@ class ClientConfig:
     global_limit: int = 50
     global_window: float = 1.0
     concurrency: int = 8
+    notice_after: float = 3.0
+    on_wait: Callable[[Waiting], None] | None = field(default=None, compare=False)
+
+    @property
+    def notice_delay(self) -> float:
+        """Seconds an attempt goes unanswered before ``on_wait`` is told."""
+        return min(self.notice_after, self.timeout / 2)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A request still unanswered: its ``host`` (``discord.com``, ``127.0.0.1:8787``),
+    method and path, which ``attempt`` of it (1 for the first), and for how many
+    ``seconds`` so far."""
+
+    host: str
+    method: str
+    path: str
+    attempt: int
+    seconds: float
 
 
 # Set by a caller around its requests (apply: one value per write step), so the
@@ -125,6 +156,8 @@ class _Tries:
     major: str  # the guild id, else the application id
     network: int = 0  # retries after 5xx, timeouts and network errors
     refused: int = 0  # of those, after a refused connection
+    timeouts: int = 0  # of those, after a timeout
+    sent: int = 0  # attempts so far
     limited: int = 0  # retries after a route's 429
     paused: float = 0.0  # seconds of global 429 pauses so far
 
@@ -187,7 +220,7 @@ class DiscordClient:
         permission endpoint: a GET uses the bot token, else the user's Bearer
         token (always the user's with ``as_user``); a PUT always the user's
         Bearer token. Raises
-        :class:`ApiError` or :class:`NetworkError`, and
+        :class:`~cmdsync.errors.ApiError` or :class:`~cmdsync.errors.NetworkError`, and
         :class:`~cmdsync.errors.CmdsyncError` when no token may call it.
         """
         tries = _Tries(method, path, f"{method} {route}", _major(path))
@@ -196,7 +229,8 @@ class DiscordClient:
                 await self.limiter.acquire(tries.route, tries.major)
                 try:
                     user = permissions and (method != "GET" or as_user)
-                    response, token = await self._send(method, path, json_body, params, user,
+                    tries.sent += 1
+                    response, token = await self._send(tries, json_body, params, user,
                                                        permissions and not user)
                     body = _json(response)
                 except (httpx.TransportError, ValueError) as exc:
@@ -206,7 +240,8 @@ class DiscordClient:
                 if await self._retry(tries, response, body):
                     continue
                 if response.status_code >= 400:
-                    raise _api_error(method, path, response, body, credential=str(token))
+                    raise failures.api_error(method, path, response, body,
+                                             credential=str(token))
                 return body
 
     async def _after_network_error(self, tries: _Tries, exc: Exception) -> None:
@@ -215,12 +250,19 @@ class DiscordClient:
         A failure no retry can mend (an unknown host, a TLS handshake refused,
         a URL scheme httpx cannot speak) raises at once, saying what happened.
         """
-        permanent = _permanent(exc)
+        permanent = failures.permanent(exc)
         if permanent is not None:
             raise NetworkError(f"{tries.method} {tries.path}: {permanent}",
                                method=tries.method, path=tries.path) from None
-        where = _host_port(self._http.base_url)
-        refused = _refused(exc)
+        where = failures.host_port(self._http.base_url)
+        refused = failures.refused(exc)
+        timed_out = isinstance(exc, httpx.TimeoutException)
+        if timed_out and (tries.timeouts >= self.config.max_timeout_retries
+                          or tries.network >= self.config.max_retries):
+            raise NetworkError(failures.timed_out(
+                tries.method, tries.path, host=failures.host(self._http.base_url),
+                timeout=self.config.timeout, attempts=tries.network + 1),
+                method=tries.method, path=tries.path) from None
         if refused and tries.refused >= self.config.max_refused_retries:
             attempts = tries.network + 1
             raise NetworkError(
@@ -228,21 +270,23 @@ class DiscordClient:
                 f"({attempts} attempt{'s' if attempts != 1 else ''}): nothing listens for "
                 f"{self.config.base_url}; check --api-url (or CMDSYNC_API_URL)"
                 + (", and that `cmdsync emulator` (or your server) is running there"
-                   if _loopback(self._http.base_url) else ", and this machine's network"),
+                   if failures.loopback(self._http.base_url)
+                   else ", and this machine's network"),
                 method=tries.method, path=tries.path) from None
         if tries.network >= self.config.max_retries:
             raise NetworkError(f"{tries.method} {tries.path}: no response from {where} after "
-                               f"{tries.network + 1} attempts: {_describe(exc)}",
+                               f"{tries.network + 1} attempts: {failures.describe(exc)}",
                                method=tries.method, path=tries.path) from None
-        await self._backoff(tries.network, tries.method, tries.path, _describe(exc))
+        await self._backoff(tries.network, tries.method, tries.path, failures.describe(exc))
         tries.network += 1
         tries.refused += refused
+        tries.timeouts += timed_out
 
     async def _retry(self, tries: _Tries, response: httpx.Response, body: Any) -> bool:
         """Whether to send again: a 429 within limits (after recording the pause) or a 5xx."""
         status = response.status_code
         if status == 429:
-            wait, is_global = _retry_after(response, body)
+            wait, is_global = retry_after(response.headers, body)
             again = tries.paused + wait <= self.config.max_retry_after if is_global else \
                 tries.limited < self.config.max_rate_limit_retries \
                 and wait <= self.config.max_retry_after
@@ -261,13 +305,15 @@ class DiscordClient:
             return True
         return False
 
-    async def _send(self, method: str, path: str, json_body: Any,
-                    params: dict[str, str] | None, edit_permissions: bool,
-                    read_permissions: bool) -> tuple[httpx.Response, Token]:
+    async def _send(self, tries: _Tries, json_body: Any, params: dict[str, str] | None,
+                    edit_permissions: bool, read_permissions: bool
+                    ) -> tuple[httpx.Response, Token]:
         """Send once; the response, and the token it was sent with."""
+        method, path = tries.method, tries.path
         token = await self._token(edit_permissions, read_permissions)
         headers = {"Authorization": token.header()}
         self.requests += 1
+        notice = self._notice(method, path, tries.sent)
         try:
             response = await self._http.request(method, path, json=json_body, params=params,
                                                 headers=headers)
@@ -275,6 +321,9 @@ class DiscordClient:
         except httpx.TransportError as exc:
             self.exchanges.append(Exchange(method, path, None, not _unsent(exc), STEP.get()))
             raise
+        finally:
+            if notice is not None:
+                notice.cancel()
         self.exchanges.append(Exchange(method, path, response.status_code, step=STEP.get()))
         log.debug("%s %s -> %d", method, path, response.status_code)
         return response, token
@@ -304,15 +353,24 @@ class DiscordClient:
 
     async def _exchange(self, credentials: ClientCredentials) -> Token:
         """Client credentials -> Bearer token (``POST /oauth2/token``)."""
+        notice = self._notice("POST", "/oauth2/token", 1)
         try:
             response = await self._http.post(
                 "/oauth2/token", data={"grant_type": "client_credentials",
                                        "scope": COMMANDS_SCOPE},
                 headers={"Authorization": credentials.basic()})
             body = _json(response)
+        except httpx.TimeoutException:
+            raise NetworkError(failures.timed_out(
+                "POST", "/oauth2/token", host=failures.host(self._http.base_url),
+                timeout=self.config.timeout, attempts=1),
+                method="POST", path="/oauth2/token") from None
         except (httpx.TransportError, ValueError) as exc:
-            raise NetworkError(f"POST /oauth2/token: {_describe(exc)}", method="POST",
+            raise NetworkError(f"POST /oauth2/token: {failures.describe(exc)}", method="POST",
                                path="/oauth2/token") from None
+        finally:
+            if notice is not None:
+                notice.cancel()
         if response.status_code != 200 or not isinstance(body, dict) \
                 or not body.get("access_token"):
             reason = body.get("error") if isinstance(body, dict) else None
@@ -323,10 +381,28 @@ class DiscordClient:
         remember(str(body["access_token"]))
         return Token("Bearer", str(body["access_token"]), "client credentials")
 
+    def _notice(self, method: str, path: str, attempt: int) -> asyncio.TimerHandle | None:
+        """Tell ``on_wait`` of this attempt if it is still unanswered after the notice
+        delay (cancel the handle returned once it is answered); None without ``on_wait``."""
+        on_wait = self.config.on_wait
+        if on_wait is None:
+            return None
+        delay = self.config.notice_delay
+        waiting = Waiting(failures.host(self._http.base_url), method, path, attempt, delay)
+        return asyncio.get_running_loop().call_later(delay, _tell, on_wait, waiting)
+
     async def _backoff(self, attempt: int, method: str, path: str, why: str) -> None:
         delay = min(self.config.backoff_base * 2 ** attempt, self.config.backoff_max)
         log.info("%s %s: %s, retrying in %.3f s", method, path, why, delay)
         await self._sleep(delay)
+
+
+def _tell(on_wait: Callable[[Waiting], None], waiting: Waiting) -> None:
+    """Call ``on_wait``: a listener that fails (a closed terminal) never stops a request."""
+    try:
+        on_wait(waiting)
+    except Exception:  # a note that cannot be said is no reason to fail a request
+        log.debug("on_wait failed for %s %s", waiting.method, waiting.path, exc_info=True)
 
 
 def _major(path: str) -> str:
@@ -372,118 +448,3 @@ def check_base_url(value: str, *, source: str) -> str:
         raise UsageError(f"{source} {value!r} does not end in /api/v10, where Discord's API "
                          f"is: did you mean {value.rstrip('/')}/api/v10?")
     return value
-
-
-def _permanent(exc: Exception) -> str | None:
-    """What went wrong, for a network failure that trying again cannot mend; else None."""
-    if isinstance(exc, httpx.UnsupportedProtocol):
-        return f"the URL's scheme is not http or https ({exc})"
-    causes: list[BaseException] = []
-    seen: BaseException | None = exc
-    while seen is not None and len(causes) < 10:
-        causes.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    for cause in causes:
-        if isinstance(cause, ssl.SSLError):
-            reason = getattr(cause, "verify_message", None) or cause.reason or str(cause)
-            return (f"the TLS handshake failed ({reason}): check the URL, and that this "
-                    "machine trusts the server's certificate")
-        if isinstance(cause, socket.gaierror):
-            return (f"cannot resolve the host ({cause.strerror or cause}): check --api-url "
-                    "(or CMDSYNC_API_URL) and this machine's DNS")
-    return None
-
-
-def _refused(exc: Exception) -> bool:
-    """Whether the connection was refused (ECONNREFUSED anywhere in the chain of causes)."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionRefusedError) or (
-                isinstance(seen, OSError) and seen.errno == errno.ECONNREFUSED):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _loopback(url: httpx.URL) -> bool:
-    return url.host in ("localhost", "::1") or url.host.startswith("127.")
-
-
-def _host_port(url: httpx.URL) -> str:
-    """``host:port`` of ``url`` (the scheme's default port when it names none)."""
-    port = url.port or {"https": 443, "http": 80}.get(url.scheme)
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    return f"{host}:{port}" if port else host
-
-
-def _describe(exc: Exception) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _retry_after(response: httpx.Response, body: Any) -> tuple[float, bool]:
-    """Seconds to wait after a 429, and whether the limit is global."""
-    headers = response.headers
-    wait: float | None = None
-    if isinstance(body, dict) and isinstance(body.get("retry_after"), (int, float)):
-        wait = float(body["retry_after"])
-    for name in ("retry-after", "x-ratelimit-reset-after"):
-        if wait is None and headers.get(name):
-            try:
-                wait = float(headers[name])
-            except ValueError:
-                pass
-    is_global = (isinstance(body, dict) and body.get("global") is True) \
-        or headers.get("x-ratelimit-global", "").lower() == "true" \
-        or headers.get("x-ratelimit-scope") == "global"
-    return (1.0 if wait is None else max(wait, 0.0)), is_global
-
-
-# What to do about an error, where Discord's message does not say (Discord's "Opcodes and Status Codes" documentation).
-BEARER_NEEDED = ("editing permission overwrites needs a user's Bearer token with scope "
-                 "applications.commands.permissions.update (DISCORD_BEARER_TOKEN, "
-                 "--bearer-token-file or `cmdsync login`): a bot token cannot")
-COMMAND_GONE = "the command no longer exists (deleted since the plan?): plan again"
-
-
-MISSING_ACCESS = 50001  # Discord's "Missing Access"
-UNKNOWN_GUILD = 10004  # Discord's "Unknown guild"
-
-
-def _hint(status: int, code: int | None, credential: str, path: str = "") -> str | None:
-    if status == 401 and " from cmdsync login " in credential:  # the stored login's
-        return (f"Discord did not accept the {credential} (revoked, or expired): run "
-                "`cmdsync login` again")
-    if status == 401 and not code:
-        return (f"Discord did not accept the {credential}: check that it is this "
-                "application's current token")
-    found = re.match(r"/applications/(\d+)/guilds/(\d+)/", path)
-    if code == MISSING_ACCESS and found:
-        app, guild = found.groups()
-        return (f"the application is not installed in guild {guild} with the "
-                "applications.commands scope (the most common reason commands do not show): "
-                "invite it with https://discord.com/oauth2/authorize?client_id="
-                f"{app}&scope=applications.commands (add bot to the scope for a bot user), "
-                "or remove the guild from the manifest")
-    if code == UNKNOWN_GUILD and found:
-        return (f"no guild {found.group(2)} is known there: check the id in the manifest "
-                "(Copy Server ID, with Developer Mode on); a cmdsync emulator knows the "
-                "guilds of its seed (--seed FILE, or POST /_emulator/seed) and, with "
-                "--local, the manifest's")
-    return {20001: BEARER_NEEDED, 10063: COMMAND_GONE}.get(code or 0)
-
-
-def _api_error(method: str, path: str, response: httpx.Response, body: Any, *,
-               credential: str) -> ApiError:
-    code = message = errors = retry = None
-    if isinstance(body, dict):
-        code = body.get("code") if isinstance(body.get("code"), int) else None
-        message = body.get("message")
-        errors = body.get("errors") if isinstance(body.get("errors"), dict) else None
-        retry = body.get("retry_after") if isinstance(body.get("retry_after"),
-                                                      (int, float)) else None
-    return ApiError(method=method, path=path, status=response.status_code, code=code,
-                    message=str(message or response.reason_phrase or "error"), errors=errors,
-                    retry_after=retry, hint=_hint(response.status_code, code, credential, path))

@@ -28,6 +28,7 @@ import collections
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -218,3 +219,21 @@ def _current_task() -> asyncio.Task[object] | None:
         return asyncio.current_task()
     except RuntimeError:  # no running event loop
         return None
+
+
+def retry_after(headers: Mapping[str, str], body: Any) -> tuple[float, bool]:
+    """Seconds to wait after a 429 (its body's ``retry_after``, else ``Retry-After``,
+    else ``X-RateLimit-Reset-After``, else 1), and whether the limit is global."""
+    wait: float | None = None
+    if isinstance(body, dict) and isinstance(body.get("retry_after"), (int, float)):
+        wait = float(body["retry_after"])
+    for name in ("retry-after", "x-ratelimit-reset-after"):
+        if wait is None and headers.get(name):
+            try:
+                wait = float(headers[name])
+            except ValueError:
+                pass
+    is_global = (isinstance(body, dict) and body.get("global") is True) \
+        or headers.get("x-ratelimit-global", "").lower() == "true" \
+        or headers.get("x-ratelimit-scope") == "global"
+    return (1.0 if wait is None else max(wait, 0.0)), is_global

@@ -17,7 +17,10 @@ the emulator's published tokens), with a random key kept in
 ``.cmdsync/plan.key`` (:func:`cmdsync.runners.files.local_plan_key`): an
 apply holding that key knows the plan is cmdsync's own. ``manifest_sha256`` holds the digest of each manifest file's
 text: with both, apply knows the files beside an authentic plan are the ones
-it was made from without reading them as manifests again.
+it was made from without reading them as manifests again. A plan made in an
+environment of the project configuration records it (``environment``: its
+name, and the guild its global commands were copied to, ``copy_global_to``),
+so that ``cmdsync apply plan.json`` applies it there without ``--env``.
 """
 
 from __future__ import annotations
@@ -69,11 +72,16 @@ class SavedPlan:
     # plan saved without them
     serials: Mapping[str, int] | None = None
     digest: str | None = None  # its plan_digest
+    # the environment of cmdsync.toml it was made in: {"name", "copy_global_to"}; None
+    # when made without one
+    environment: Mapping[str, Any] | None = None
 
 
-def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None
-                ) -> dict[str, Any]:
-    """The JSON document of ``plan``; ``api_url`` records where live state was read.
+def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None,
+                environment: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON document of ``plan``; ``api_url`` records where live state was read, and
+    ``environment`` (``{"name": ..., "copy_global_to": ...}``) the environment of the
+    project configuration it was made in, when there was one.
 
     With ``prior`` (the live state the plan was made from), the document
     keeps, under ``prior``, what undoing the plan needs of each scope it
@@ -83,7 +91,7 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
     with ``--no-refresh`` backs them up and writes by their ids without
     reading again.
     """
-    document = {
+    document: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "application_id": plan.application_id,
         "api_url": api_url,
@@ -98,6 +106,11 @@ def to_document(plan: Plan, *, api_url: str | None = None, prior: LiveState | No
         "warnings": list(plan.warnings),
         "errors": list(plan.errors),
     }
+    if environment is not None:  # near the top, on one line: read before the rest
+        document = {**dict(list(document.items())[:3]), "environment": {
+            "name": environment.get("name"),
+            "copy_global_to": environment.get("copy_global_to")},
+            **dict(list(document.items())[3:])}
     if prior is not None:
         document["prior"] = _prior(plan, prior)
     return document
@@ -264,14 +277,16 @@ def _canonical(document: Mapping[str, Any], *, floats: bool) -> bytes:
 
 
 def dumps(plan: Plan, *, api_url: str | None = None, prior: LiveState | None = None,
-          key: bytes | None = None, serials: Mapping[str, int] | None = None) -> str:
+          key: bytes | None = None, serials: Mapping[str, int] | None = None,
+          environment: Mapping[str, Any] | None = None) -> str:
     """The document (see :func:`to_document`), with its ``plan_digest`` (and with
     ``key``, from :func:`plan_key`, its ``plan_hmac``), as indented JSON text
     ending with a newline: each command change, and each scope of ``prior``,
     on a line of its own (a large plan stays quick to write and read, and
     still reads line by line). ``serials``: the apply serial of each scope the plan
-    was made at (:mod:`cmdsync.apply.history`), so that apply refuses a replay."""
-    document = to_document(plan, api_url=api_url, prior=prior)
+    was made at (:mod:`cmdsync.apply.history`), so that apply refuses a replay.
+    ``environment``: see :func:`to_document`."""
+    document = to_document(plan, api_url=api_url, prior=prior, environment=environment)
     if serials is not None:
         document["serials"] = dict(serials)
     canonical = _canonical(document, floats=True)
@@ -296,6 +311,8 @@ def _text(document: Mapping[str, Any]) -> str:
                 scopes.append("    {\n" + ",\n".join(fields) + "\n    }")
             lines.append('  "scopes": [\n' + ",\n".join(scopes) + "\n  ]"
                          if scopes else '  "scopes": []')
+        elif key == "environment":
+            lines.append(f"  {one(key)}: {one(value)}")
         elif key == "prior" and value:
             lines.append('  "prior": {\n' + ",\n".join(
                 f"    {one(k)}: {one(v)}" for k, v in value.items()) + "\n  }")
@@ -372,4 +389,4 @@ def _load_saved(text: str, *, path: str, key: Key) -> SavedPlan:
     authentic = key is not None and isinstance(data.get("plan_hmac"), str) and \
         hmac.compare_digest(data["plan_hmac"], _hmac(key, canonical))
     return SavedPlan(plan, api_url if isinstance(api_url, str) else None, prior, authentic,
-                     data.get("serials"), data["plan_digest"])
+                     data.get("serials"), data["plan_digest"], data.get("environment"))

@@ -68,6 +68,7 @@ from cmdsync.state import LiveState
 if TYPE_CHECKING:
     from cmdsync.manifest.entries import CommandEntry
     from cmdsync.plan.planfile import SavedPlan
+    from cmdsync.runners.project import CopyTarget
     from cmdsync.state.desired import DesiredState
     from cmdsync.validate import ValidationResult
 
@@ -116,8 +117,12 @@ class ApplyRun:
 def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptions,
                 hooks: Hooks, interactive: bool, can_ask: bool = True,
                 env: Mapping[str, str] | None = None, cwd: str | None = None,
-                clock: Clock = time.time) -> ApplyRun:
+                clock: Clock = time.time, copy_global_to: CopyTarget | None = None
+                ) -> ApplyRun:
     """Plan ``paths`` and apply the plan; see the module docstring.
+
+    ``copy_global_to``: the environment's guild the global commands go to
+    (:func:`cmdsync.runners.plan.prepare`); the global scope is then left alone.
 
     ``interactive``: ask before writing (``hooks.confirm``); when it cannot
     (``can_ask`` False: no terminal), refuse once the manifests are valid,
@@ -129,13 +134,14 @@ def apply_paths(paths: list[str], *, connection: Connection, options: ApplyOptio
     """
     return aio.run(apply_async(paths, connection=connection, options=options, hooks=hooks,
                                interactive=interactive, can_ask=can_ask, env=env, cwd=cwd,
-                               clock=clock, signals=True))
+                               clock=clock, signals=True, copy_global_to=copy_global_to))
 
 
 async def apply_async(paths: list[str], *, connection: Connection, options: ApplyOptions,
                       hooks: Hooks, interactive: bool = False, can_ask: bool = True,
                       env: Mapping[str, str] | None = None, cwd: str | None = None,
-                      clock: Clock = time.time, signals: bool = False) -> ApplyRun:
+                      clock: Clock = time.time, signals: bool = False,
+                      copy_global_to: CopyTarget | None = None) -> ApplyRun:
     """:func:`apply_paths` on the running event loop (a bot's ``setup_hook``, say).
 
     ``signals``: let SIGINT and SIGTERM stop the writes cleanly; only for a
@@ -155,7 +161,8 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
     async with planning(paths, connection=connection, application_id=options.application_id,
                         prune=options.prune, env=env, cwd=cwd,
                         before_requests=refuse_without_terminal,
-                        pipelined=not (interactive and not can_ask)) as found:
+                        pipelined=not (interactive and not can_ask),
+                        copy_global_to=copy_global_to) as found:
         if found.desired is None or found.session is None:
             return ApplyRun(found.validation)
         state: DesiredState = found.desired
@@ -180,7 +187,8 @@ async def apply_async(paths: list[str], *, connection: Connection, options: Appl
 def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hooks: Hooks,
                 env: Mapping[str, str] | None = None, cwd: str | None = None,
                 clock: Clock = time.time, refresh: bool = True,
-                environment: str | None = None) -> ApplyRun:
+                environment: str | None = None,
+                copy_global_to: CopyTarget | None = None) -> ApplyRun:
     """Apply a saved plan without asking, if live state still matches it.
 
     Without ``refresh`` (``--no-refresh``, Terraform's ``-refresh=false``)
@@ -191,8 +199,11 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     command changed since is overwritten as planned; one deleted since fails
     its scope (404), reported.
 
-    ``environment`` is the name given with ``--env``: its application must be
-    the plan's.
+    ``environment`` is the environment applied to (``--env``, else the one the
+    plan records): its application must be the plan's, and it must be the one the
+    plan records, if any. ``copy_global_to`` is that environment's copy of the
+    global commands, as the configuration says now: it must be the plan's (its
+    ``environment``), and its manifests are read again with it.
 
     Raises :class:`~cmdsync.errors.UsageError` for flags that contradict the
     plan (``--env`` or ``--application-id`` of another application included), and :class:`~cmdsync.errors.UnsafePlanError` naming what
@@ -242,6 +253,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
+    _check_environment(path, saved, environment, copy_global_to)
     chosen = env.get("DISCORD_APPLICATION_ID")
     if environment and chosen and chosen != plan.application_id:
         raise UsageError(f"--env {environment} is application {chosen}, but the saved plan "
@@ -249,10 +261,14 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                          f"without --env, or plan again with `cmdsync plan --env {environment} "
                          "--out FILE`")
     replayed = _replay_reasons(path, saved, cwd=cwd, force=options.force)
-    checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic)
+    checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic,
+                               copy_global_to=copy_global_to)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
-    scopes = [s.scope for s in plan.scopes] + (["global"] if needed else [])
+    copied = (saved.environment or {}).get("copy_global_to") is not None
+    # global commands are read for the keys that name them, unless they were copied to a
+    # guild (copy_global_to): then the global scope is left alone
+    scopes = [s.scope for s in plan.scopes] + (["global"] if needed and not copied else [])
 
     if not refresh and options.strategy is Strategy.AUTO:
         options = replace(options, strategy=Strategy.PER_COMMAND)
@@ -295,6 +311,28 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                                 digest=saved.digest)
 
     return aio.run(run())
+
+
+def _check_environment(path: str, saved: SavedPlan, environment: str | None,
+                       copy: CopyTarget | None) -> None:
+    """Refuse a saved plan applied to another environment than the one it records, or
+    whose copy of the global commands (``copy_global_to``) the configuration no longer
+    makes: :class:`~cmdsync.errors.UsageError` naming both."""
+    recorded = saved.environment or {}
+    name, guild = recorded.get("name"), recorded.get("copy_global_to")
+    if name is not None and environment is not None and name != environment:
+        raise UsageError(f"--env {environment}, but the saved plan {path} was made for "
+                         f"environment {name}: apply it without --env (it applies to {name}), "
+                         f"or plan again with `cmdsync plan --env {environment} --out FILE`")
+    now = copy.guild if copy is not None else None
+    if guild != now:
+        made = f"copies the global commands to guild {guild}" if guild is not None else \
+            "leaves the global commands global"
+        said = f"copies them to guild {now} ({copy.where})" if copy is not None else \
+            "does not copy them (no copy_global_to)"
+        raise UsageError(f"the saved plan {path} {made}, but environment "
+                         f"{environment or name} {said}: plan again with `cmdsync plan "
+                         f"--env {environment or name} --out FILE`")
 
 
 def _replay_reasons(path: str, saved: SavedPlan, *, cwd: str, force: bool) -> list[str]:
@@ -393,7 +431,7 @@ async def _apply_unsigned(session: Session, path: str, plan: Plan,
 
 
 def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
-                     authentic: bool = False
+                     authentic: bool = False, copy_global_to: CopyTarget | None = None
                      ) -> tuple[ValidationResult, DesiredState] | None:
     """Refuse a saved plan whose manifests now give other bodies or overwrites, and one
     that nothing vouches for.
@@ -408,6 +446,8 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
     refused when they are not all here: its ``plan_digest`` proves nothing,
     since anyone can compute it again after an edit. No bot code
     (``discord.py:MODULE:ATTR``) is imported for a plan that is not authentic.
+    The manifests are read with the environment's variables (``env``) and its
+    copy of the global commands (``copy_global_to``).
     Returns the validation and desired state when the manifests were read
     (always for a plan that is not authentic), else None. Raises
     :class:`~cmdsync.errors.UnsafePlanError` before any request.
@@ -442,17 +482,19 @@ def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
         return None
     if authentic and _same_texts(files, plan.manifest_sha256):
         return None
+    from cmdsync.runners.validate import with_copy
     from cmdsync.state import desired_state
     from cmdsync.validate import validate_paths
 
-    validation = validate_paths(files, env=env)
+    validation = with_copy(validate_paths(files, env=env), copy_global_to)
     heading = (f"the saved plan {path} does not match the manifests it was made from "
                f"({', '.join(plan.manifests)}); nothing was changed. Plan again "
                "(`cmdsync plan --out FILE`):")
     if validation.errors or validation.manifest is None:
         raise UnsafePlanError(["the manifests no longer validate: run `cmdsync validate`"],
                               heading=heading)
-    desired = desired_state(validation.manifest, application_id=plan.application_id)
+    desired = desired_state(validation.manifest, application_id=plan.application_id,
+                            copy_global_to=copy_global_to.guild if copy_global_to else None)
     reasons = manifest_reasons(plan, desired)
     if reasons:
         raise UnsafePlanError(reasons, heading=heading)

@@ -16,6 +16,7 @@ from typing import Any
 
 from cmdsync.manifest.code import load_tree, tree_commands
 from cmdsync.manifest.diagnostics import Location, Severity
+from cmdsync.model import GLOBAL
 from cmdsync.runners.session import Connection
 from cmdsync.state.normalize import request_body
 from cmdsync.validate import ValidationResult, validate_paths
@@ -27,23 +28,36 @@ def check_handlers(reference: str, manifests: list[str], *, connection: Connecti
                    cwd: str | None = None) -> ValidationResult:
     """The disagreements between handlers and manifests (or live commands), as a result.
 
+    ``env``: the variables the manifests read (an unset ``${VAR}`` is a placeholder,
+    a note, as offline ``validate`` has it), the application and API URL of
+    ``--live``, and what the bot code sees while it is imported.
+
     Raises :class:`~cmdsync.errors.UsageError` for an unusable reference and,
     with ``connection``, :class:`~cmdsync.errors.CmdsyncError` for
     credentials or API failures.
     """
+    from cmdsync.runners.export import code_environment
+
     env = os.environ if env is None else env
-    code = [Side(c.scope, c.payload, _handler(c.file, c.line))
-            for c in tree_commands(load_tree(reference))]
+    with code_environment(env):
+        tree = load_tree(reference)
+    code = [Side(c.scope, c.payload, _handler(c.file, c.line)) for c in tree_commands(tree)]
     if connection is not None:
         live = _live_sides(connection, code, application_id=application_id, env=env, cwd=cwd)
         result = ValidationResult(files=[reference])
         result.diagnostics = compare(live, code, source=reference)
         return result
-    result = validate_paths(manifests, env=env)
+    result = validate_paths(manifests, env=env, placeholders=True)
     if result.errors or result.manifest is None:
         return result
+    # A guild named by an unset ${VAR} is a note (as offline validate has it): its
+    # commands, and the code's of guilds the manifests do not name, are not compared.
+    unresolved = {e.scope for e in result.manifest.commands if "${" in e.scope}
+    named = {e.scope for e in result.manifest.commands}
     declared = [Side(e.scope, request_body(e.data), _entry_locator(e))
-                for e in result.manifest.commands]
+                for e in result.manifest.commands if e.scope not in unresolved]
+    if unresolved:
+        code = [c for c in code if c.scope == GLOBAL or c.scope in named]
     result.diagnostics = sorted(
         [d for d in result.diagnostics if d.severity is not Severity.ERROR]
         + compare(declared, code, source=reference), key=lambda d: d.sort_key())

@@ -7,11 +7,13 @@ Reading and writing live here, so :mod:`cmdsync.plan.planfile` stays pure
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import stat
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.files import read_bounded, work_directory, write_file
@@ -89,7 +91,8 @@ def _make_key(path: str) -> None:
 
 def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
               prior: LiveState | None = None, key: bytes | None = None,
-              manifest: ManifestSet | None = None, cwd: str | None = None) -> None:
+              manifest: ManifestSet | None = None, cwd: str | None = None,
+              environment: Mapping[str, Any] | None = None) -> None:
     """Write the plan to ``path`` (:func:`cmdsync.manifest.files.write_file`: atomic,
     a regular file only, secrets redacted), with the live state it was made
     from (``prior``, see :func:`cmdsync.plan.planfile.to_document`) and, with
@@ -97,7 +100,9 @@ def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
     with ``manifest`` (the manifests it was made from), the digest of each one's
     text (``manifest_sha256``, :func:`cmdsync.state.desired.manifest_sources`); with
     ``cwd`` and ``api_url``, the apply serial of each of its scopes there
-    (:mod:`cmdsync.apply.history`), so that apply refuses it once replayed.
+    (:mod:`cmdsync.apply.history`), so that apply refuses it once replayed; with
+    ``environment`` (``{"name", "copy_global_to"}``), the environment of the project
+    configuration it was made in, which ``apply`` then applies it to.
 
     Raises :class:`~cmdsync.errors.UsageError` for a destination that is a
     symbolic link or not a regular file, :class:`~cmdsync.errors.CmdsyncError`
@@ -113,7 +118,8 @@ def save_plan(plan: Plan, path: str, *, api_url: str | None = None,
 
         serials = history.serials(cwd, api_url, plan.application_id,
                                   [s.scope for s in plan.scopes])
-    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key, serials=serials),
+    write_file(path, dumps(plan, api_url=api_url, prior=prior, key=key, serials=serials,
+                           environment=environment),
                what="the plan", data=True)
 
 
@@ -135,3 +141,33 @@ def load_saved_plan(path: str, *, key: Key = None) -> SavedPlan:
     except (OSError, ValueError) as exc:
         raise CmdsyncError(f"cannot read the saved plan {path}: {exc}") from exc
     return load_saved(text, path=path, key=key)
+
+
+def recorded_environment(path: str) -> str | None:
+    """The name of the environment a saved plan records (``environment.name``), read
+    before the plan is loaded and checked, to choose the environment it is applied in
+    (:func:`cmdsync.runners.apply.apply_saved` holds it against the plan once checked);
+    None when it records none or cannot be read (loading it says why).
+
+    cmdsync writes it on the plan's fourth line, so that only the start of a large
+    plan is read here; a plan laid out otherwise is read whole."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192).decode("utf-8", "replace")
+    except OSError:
+        return None
+    data: Any = None
+    for line in head.splitlines()[1:6]:
+        if line.startswith('  "environment": '):
+            try:
+                data = {"environment": json.loads(line.split(": ", 1)[1].rstrip(","))}
+            except ValueError:
+                pass
+    if data is None and not head.startswith('{\n  "format_version":'):
+        try:
+            data = json.loads(read_bounded(path, MAX_PLAN_BYTES).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return None
+    recorded = data.get("environment") if isinstance(data, dict) else None
+    name = recorded.get("name") if isinstance(recorded, dict) else None
+    return name if isinstance(name, str) else None

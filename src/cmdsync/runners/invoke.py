@@ -220,7 +220,7 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
                          "or use --local")
 
     def bot_token() -> str:
-        auth = auth_from_env(env, token_file=connection.token_file)
+        auth = auth_from_env(env, token_file=connection.token_file, exchange_refresh_token=False)
         if not isinstance(auth.commands, Token):
             raise CmdsyncError("--endpoint needs the bot token (DISCORD_BOT_TOKEN or "
                                "--token-file), not client credentials")

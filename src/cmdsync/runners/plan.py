@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from cmdsync.errors import CmdsyncError, UsageError
 from cmdsync.manifest.files import is_code_source
+from cmdsync.model import GLOBAL
 from cmdsync.runners import aio
 from cmdsync.runners.session import (
     Connection,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # imported where used: a plan's first request goes before the
     from cmdsync.client.http import DiscordClient
     from cmdsync.manifest.diagnostics import Location
     from cmdsync.plan import Plan
+    from cmdsync.runners.project import CopyTarget
     from cmdsync.state import DesiredState, LiveState
     from cmdsync.state.application import AppInfo
     from cmdsync.validate import ValidationResult
@@ -111,17 +113,22 @@ def resolve_application_id(*, manifest: str | None, flag: str | None,
 
 
 def prepare(paths: list[str], *, connection: Connection, application_id: str | None,
-            env: Mapping[str, str]) -> tuple[ValidationResult, DesiredState | None]:
-    """Validate ``paths`` and build their desired state (None when validation failed).
+            env: Mapping[str, str], copy_global_to: CopyTarget | None = None
+            ) -> tuple[ValidationResult, DesiredState | None]:
+    """Validate ``paths`` and build their desired state (None when validation failed);
+    with ``copy_global_to`` (an environment's), its global commands are that guild's
+    (:func:`cmdsync.state.desired.desired_state`), and what the copy meets is
+    validated too (:func:`cmdsync.runners.validate.with_copy`).
 
     Raises :class:`~cmdsync.errors.CmdsyncError` as
     :func:`resolve_application_id` does.
     """
+    from cmdsync.runners.validate import with_copy
     from cmdsync.state import desired_state, manifest_application_id
     from cmdsync.validate.check import validate_paths
 
     # Kept while the reads go on: a large file's text compressed as soon as it is read.
-    validation = validate_paths(paths, env=env, pack_texts=True)
+    validation = with_copy(validate_paths(paths, env=env, pack_texts=True), copy_global_to)
     if validation.errors or validation.unreadable or validation.manifest is None:
         return validation, None
     manifest = validation.manifest
@@ -129,7 +136,8 @@ def prepare(paths: list[str], *, connection: Connection, application_id: str | N
     own = None if connection.local else manifest_application_id(manifest)
     app = resolve_application_id(manifest=own, flag=application_id, env=env,
                                  local_default=local_default)
-    return validation, desired_state(manifest, application_id=app)
+    return validation, desired_state(manifest, application_id=app, copy_global_to=(
+        copy_global_to.guild if copy_global_to is not None else None))
 
 
 async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool,
@@ -181,7 +189,8 @@ async def plan_session(client: DiscordClient, desired: DesiredState,
         note = (f"the manifests name application {named}, which the local emulator does "
                 f"not know: --local plans its application {desired.application_id} instead")
         plan = replace(plan, warnings=(*plan.warnings, note))
-    return checked, replace(plan, application_name=info.name), live, info
+    return checked, replace(plan, application_name=info.name,
+                            user_token=client.auth.permissions is not None), live, info
 
 
 def _named_application(validation: ValidationResult) -> str | None:
@@ -214,8 +223,11 @@ def with_unknowns(plan: Plan, application: AppInfo) -> Plan:
 
 def plan_paths(paths: list[str], *, connection: Connection, application_id: str | None = None,
                prune: bool = True, env: Mapping[str, str] | None = None,
-               cwd: str | None = None) -> PlanRun:
+               cwd: str | None = None, copy_global_to: CopyTarget | None = None) -> PlanRun:
     """Validate ``paths``, then plan them against the live state; see the module docstring.
+
+    ``copy_global_to``: the environment's guild the global commands go to (then the
+    global scope is neither read nor written).
 
     The plan warns when the create ledger (:mod:`cmdsync.apply.ledger`, under
     ``cwd``) shows today's create budget running low.
@@ -225,7 +237,8 @@ def plan_paths(paths: list[str], *, connection: Connection, application_id: str 
 
     async def run() -> Planned:
         async with planning(paths, connection=connection, application_id=application_id,
-                            prune=prune, env=env, cwd=cwd) as planned:
+                            prune=prune, env=env, cwd=cwd,
+                            copy_global_to=copy_global_to) as planned:
             return planned
 
     planned = aio.run(run())
@@ -263,7 +276,8 @@ class Planned:
 async def planning(paths: list[str], *, connection: Connection, application_id: str | None,
                    prune: bool, env: Mapping[str, str], cwd: str,
                    before_requests: Callable[[], None] | None = None,
-                   pipelined: bool = True) -> AsyncIterator[Planned]:
+                   pipelined: bool = True, copy_global_to: CopyTarget | None = None
+                   ) -> AsyncIterator[Planned]:
     """Validate ``paths``, open a session, read live state and plan; the session stays
     open inside the block (``apply`` writes through it).
 
@@ -271,7 +285,8 @@ async def planning(paths: list[str], *, connection: Connection, application_id: 
     False, by default one over the network whose client paces its requests
     (``global_limit`` above 0); manifest files only) reads start at once,
     while a worker thread validates (see the module docstring); else in
-    order: validation, then the session and the reads.
+    order: validation, then the session and the reads. ``copy_global_to``: as
+    :func:`prepare`'s.
     ``before_requests`` is called once validation has passed, before the
     session opens (it may raise to stop the run; pipelined, requests have
     started by then: pass ``pipelined=False`` when it may raise). Raises as
@@ -287,11 +302,12 @@ async def planning(paths: list[str], *, connection: Connection, application_id: 
             and not any(is_code_source(p) for p in paths):
         async with _pipelined(paths, connection=connection, application_id=application_id,
                               prune=prune, env=env, cwd=cwd,
-                              before_requests=before_requests) as planned:
+                              before_requests=before_requests,
+                              copy_global_to=copy_global_to) as planned:
             yield planned
         return
     validation, desired = prepare(paths, connection=connection, application_id=application_id,
-                                  env=env)
+                                  env=env, copy_global_to=copy_global_to)
     if desired is None:
         yield Planned(validation)
         return
@@ -308,7 +324,8 @@ async def planning(paths: list[str], *, connection: Connection, application_id: 
 @asynccontextmanager
 async def _pipelined(paths: list[str], *, connection: Connection, application_id: str | None,
                      prune: bool, env: Mapping[str, str], cwd: str,
-                     before_requests: Callable[[], None] | None) -> AsyncIterator[Planned]:
+                     before_requests: Callable[[], None] | None,
+                     copy_global_to: CopyTarget | None) -> AsyncIterator[Planned]:
     """:func:`planning` with the reads started before validation ends."""
     loop = asyncio.get_running_loop()
     outlined: asyncio.Queue[Any] = asyncio.Queue()
@@ -326,8 +343,10 @@ async def _pipelined(paths: list[str], *, connection: Connection, application_id
             first = early.application()
             await asyncio.wait([first], timeout=0.05)  # sent before the thread competes
         validating = loop.run_in_executor(None, _outline_then_prepare, paths, connection,
-                                          application_id, env, loop, outlined)
-        reader = asyncio.ensure_future(_read_outlined(early, outlined, application_id, env)) \
+                                          application_id, env, loop, outlined, copy_global_to)
+        copy = copy_global_to.guild if copy_global_to is not None else None
+        reader = asyncio.ensure_future(_read_outlined(early, outlined, application_id, env,
+                                                      copy)) \
             if early is not None else None
         try:
             validation, desired = await validating
@@ -346,7 +365,8 @@ async def _pipelined(paths: list[str], *, connection: Connection, application_id
             # the Bearer token `cmdsync login` stored: the session in order finds it
             await stack.aclose()
             async with planning(paths, connection=connection, application_id=application_id,
-                                prune=prune, env=env, cwd=cwd, pipelined=False) as planned:
+                                prune=prune, env=env, cwd=cwd, pipelined=False,
+                                copy_global_to=copy_global_to) as planned:
                 yield planned
             return
         checked, plan, live, info = await plan_session(session.client, desired, validation,
@@ -357,7 +377,7 @@ async def _pipelined(paths: list[str], *, connection: Connection, application_id
 
 def _outline_then_prepare(paths: list[str], connection: Connection, application_id: str | None,
                           env: Mapping[str, str], loop: asyncio.AbstractEventLoop,
-                          outlined: asyncio.Queue[Any]
+                          outlined: asyncio.Queue[Any], copy_global_to: CopyTarget | None
                           ) -> tuple[ValidationResult, DesiredState | None]:
     """In a worker thread: each file's outline, handed to the event loop as it comes
     (then None), then :func:`prepare`."""
@@ -372,7 +392,8 @@ def _outline_then_prepare(paths: list[str], connection: Connection, application_
         pass
     finally:
         loop.call_soon_threadsafe(outlined.put_nowait, None)
-    prepared = prepare(paths, connection=connection, application_id=application_id, env=env)
+    prepared = prepare(paths, connection=connection, application_id=application_id, env=env,
+                       copy_global_to=copy_global_to)
     _load_output_modules()
     return prepared
 
@@ -389,10 +410,12 @@ def _load_output_modules() -> None:
 
 
 async def _read_outlined(early: EarlyReads, outlined: asyncio.Queue[Any],
-                         application_id: str | None, env: Mapping[str, str]) -> None:
+                         application_id: str | None, env: Mapping[str, str],
+                         copy_global_to: str | None = None) -> None:
     """Start reading each scope the outlines name, once the application is known to be
     the one they name (else nothing: its error, or the other application's, is said in
-    its turn)."""
+    its turn); global commands copied to a guild (``copy_global_to``) are read there,
+    and the global scope not at all."""
     from cmdsync.manifest.outline import Outline
 
     wanted: str | None = None
@@ -411,4 +434,6 @@ async def _read_outlined(early: EarlyReads, outlined: asyncio.Queue[Any],
             if str(info.get("id") if isinstance(info, dict) else "") != named:
                 return
             wanted = named
-        early.scopes(wanted, part.scopes, permissions=part.permissions)
+        scopes = part.scopes if copy_global_to is None else tuple(dict.fromkeys(
+            copy_global_to if scope == GLOBAL else scope for scope in part.scopes))
+        early.scopes(wanted, scopes, permissions=part.permissions)

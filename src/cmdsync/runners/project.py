@@ -7,6 +7,7 @@ project's. Its shape::
 
     manifests = ["discord/"]              # files, directories or globs, relative to the file
     default_environment = "dev"           # optional: used without --env
+    timeout = 30                          # optional: seconds to wait for each request
 
     [environments.production]
     application_id = "${DISCORD_APPLICATION_ID}"   # an id, or ${VAR} from the environment
@@ -15,19 +16,26 @@ project's. Its shape::
     [environments.dev]
     application_id = "123456789012345678"
     guilds = { DEV_GUILD_ID = "876543210987654321" }   # ${DEV_GUILD_ID} in the manifests
+    copy_global_to = "${DEV_GUILD_ID}"    # optional: the global commands go to this guild
+    manifests = ["discord/", "dev/"]      # optional: replaces the top-level list
+    timeout = 60                          # optional: replaces the top-level timeout
 
-With it, ``validate``, ``plan``, ``apply`` and ``pull`` take no paths, and
-``--env NAME`` selects an environment. Precedence, as Terraform and ruff:
-a flag beats the environment, which beats the file. An environment's values
-reach the manifests as variables: ``application_id`` as
-``DISCORD_APPLICATION_ID``, ``api_url`` as ``CMDSYNC_API_URL``, each
-``guilds`` entry under its own name, each only where the process environment
-does not set it.
+With it, ``validate``, ``plan``, ``apply``, ``check`` and ``pull`` take no
+paths, and ``--env NAME`` selects an environment. Precedence, as Terraform
+and ruff: a flag beats the environment, which beats the file. An
+environment's values reach the manifests as variables: ``application_id``
+as ``DISCORD_APPLICATION_ID``, ``api_url`` as ``CMDSYNC_API_URL``, each
+``guilds`` entry under its own name, each only where the process
+environment does not set it. ``copy_global_to`` (:func:`copy_target`) makes
+plan and apply treat the manifests' global commands as that guild's, as
+discord.py's ``tree.copy_global_to(guild=...)`` does: one manifest, a
+development guild in one environment, global in another.
 """
 
 from __future__ import annotations
 
 import glob
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -36,21 +44,43 @@ from typing import Any
 
 from cmdsync.errors import UsageError
 from cmdsync.manifest.interpolate import interpolate
-from cmdsync.runners.toml_lines import did_you_mean, key_line, quoted_line
+from cmdsync.runners.toml_lines import did_you_mean, key_line, quoted_header, quoted_line
 
 CONFIG_FILE = "cmdsync.toml"
 PYPROJECT = "pyproject.toml"
-_ENVIRONMENT_KEYS = {"application_id", "api_url", "guilds"}
+_ENVIRONMENT_KEYS = {"application_id", "api_url", "guilds", "copy_global_to", "manifests",
+                     "timeout"}
 # what an environment's keys set, by the variable that carries them
 _TARGET_VARIABLES = {"DISCORD_APPLICATION_ID": "application_id", "CMDSYNC_API_URL": "api_url"}
 
 
 @dataclass(frozen=True)
 class Environment:
-    """One named environment: the variables it gives the manifests and the session."""
+    """One named environment: the variables it gives the manifests and the session, the
+    guild its global commands go to (``copy_global_to`` as written: an id or
+    ``${VAR}``), and its own manifest patterns (None: the top-level list)."""
 
     name: str
     variables: Mapping[str, str] = field(default_factory=dict)
+    copy_global_to: str | None = None
+    manifests: tuple[str, ...] | None = None
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class CopyTarget:
+    """Where an environment's ``copy_global_to`` sends the global commands: the guild,
+    the environment's name, and where the key is written (``cmdsync.toml:9``)."""
+
+    guild: str
+    environment: str
+    where: str
+
+    @property
+    def heading(self) -> str:
+        """The line plan and apply show above the plan."""
+        return (f"global commands -> guild {self.guild} (copy_global_to, environment "
+                f"{self.environment})")
 
 
 @dataclass(frozen=True)
@@ -61,20 +91,35 @@ class Project:
     manifests: tuple[str, ...] = ()
     environments: Mapping[str, Environment] = field(default_factory=dict)
     default_environment: str | None = None
+    timeout: float | None = None
 
     @property
     def root(self) -> str:
         return os.path.dirname(self.path) or "."
 
-    def manifest_paths(self) -> list[str]:
-        """The manifest patterns expanded (globs), relative to the working directory when
-        they are below it, in the order written; a pattern matching nothing stays as
-        written (validate reports it as missing)."""
+    def timeout_for(self, environment: Environment | None) -> float | None:
+        """The seconds to wait for each request: ``environment``'s ``timeout``, else the
+        top-level one (None: neither is set)."""
+        if environment is not None and environment.timeout is not None:
+            return environment.timeout
+        return self.timeout
+
+    def patterns(self, environment: Environment | None) -> tuple[str, ...]:
+        """The manifest patterns ``environment`` reads: its own ``manifests``, else the
+        top-level list."""
+        if environment is not None and environment.manifests is not None:
+            return environment.manifests
+        return self.manifests
+
+    def manifest_paths(self, patterns: tuple[str, ...] | None = None) -> list[str]:
+        """The manifest patterns (default: the top-level list) expanded (globs), relative
+        to the working directory when they are below it, in the order written; a
+        pattern matching nothing stays as written (validate reports it as missing)."""
         found: list[str] = []
-        for pattern in self.manifests:
+        for pattern in self.manifests if patterns is None else patterns:
             full = os.path.join(self.root, pattern)
             matches = self._glob(pattern) if glob.has_magic(pattern) else [full]
-            found += [_relative(path) for path in matches] or [_relative(full)]
+            found += [relative_path(path) for path in matches] or [relative_path(full)]
         return list(dict.fromkeys(found))
 
     def _glob(self, pattern: str) -> list[str]:
@@ -113,8 +158,37 @@ class Project:
                              f"{did_you_mean(chosen, self.environments)} (defined: {known})")
         return self.environments[chosen]
 
+    def line(self, *keys: str) -> int | None:
+        """The line of the key ``keys`` in the configuration (None when not found); with
+        no keys, the line of the ``[tool.cmdsync]`` header (None in ``cmdsync.toml``)."""
+        if keys:
+            return key_line(self.path, keys, _prefix(self))
+        return quoted_header(self.path, _prefix(self)) if _prefix(self) else None
 
-def _relative(path: str) -> str:
+    def where(self, *keys: str) -> str:
+        """``cmdsync.toml:9`` (or ``pyproject.toml:12 [tool.cmdsync]``): the file and the
+        line of the key ``keys``, for messages."""
+        line = self.line(*keys)
+        table = _prefix(self)
+        return f"{relative_path(self.path)}{f':{line}' if line else ''}{f' [{table}]' if table else ''}"
+
+    def manifest_sets(self) -> list[tuple[Environment | None, tuple[str, ...]]]:
+        """Every environment with the manifest patterns it reads, and the top-level list
+        with no environment when one is written and some run reads it without an
+        environment (no ``default_environment``, or no environment at all), or no
+        environment reads it: what ``validate`` with no paths checks, each set with its
+        environment's variables. Sets without patterns are left out."""
+        sets: list[tuple[Environment | None, tuple[str, ...]]] = [
+            (environment, self.patterns(environment))
+            for environment in self.environments.values()]
+        if self.manifests and (self.default_environment is None or all(
+                environment.manifests is not None
+                for environment in self.environments.values())):
+            sets.insert(0, (None, self.manifests))
+        return [(environment, patterns) for environment, patterns in sets if patterns]
+
+
+def relative_path(path: str) -> str:
     relative = os.path.relpath(path)
     return path if relative.startswith("..") else relative
 
@@ -157,7 +231,7 @@ def _toml(path: str) -> dict[str, Any]:
         raise UsageError(f"{path} is not valid TOML: {exc}") from exc
 
 
-_TOP_KEYS = ("manifests", "environments", "default_environment")
+_TOP_KEYS = ("manifests", "environments", "default_environment", "timeout")
 
 
 def _project(path: str, table: dict[str, Any], prefix: str) -> Project:
@@ -186,7 +260,21 @@ def _project(path: str, table: dict[str, Any], prefix: str) -> Project:
         raise UsageError(f"{where('default_environment')}: default_environment {default!r} is "
                          f"not one of the environments{did_you_mean(default, environments)} "
                          f"(defined: {', '.join(sorted(environments)) or 'none'})")
-    return Project(path, tuple(manifests), environments, default)
+    return Project(path, tuple(manifests), environments, default,
+                   _timeout(table, lambda: where("timeout")))
+
+
+def _timeout(table: Mapping[str, Any], where: Callable[[], str]) -> float | None:
+    """The table's ``timeout`` (None when not set); UsageError at ``where()`` unless it
+    is a number of seconds above 0."""
+    value = table.get("timeout")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{where()}: timeout must be a number of seconds above 0 (to wait "
+                         "for each request), such as timeout = 30")
+    return float(value)
 
 
 def _environment(where: Callable[..., str], name: str, values: Any) -> Environment:
@@ -213,11 +301,26 @@ def _environment(where: Callable[..., str], name: str, values: Any) -> Environme
         raise UsageError(f"{at('guilds')}: guilds must map variable names to guild ids "
                          "(quoted strings of digits)")
     variables.update(guilds)
-    return Environment(name, variables)
+    copy = values.get("copy_global_to")
+    if copy is not None and not (isinstance(copy, str) and copy.strip()):
+        raise UsageError(f"{at('copy_global_to')}: copy_global_to must be a guild id (a quoted "
+                         "string of digits) or \"${VAR}\" naming one, such as "
+                         "copy_global_to = \"${DEV_GUILD_ID}\"")
+    manifests = values.get("manifests")
+    if isinstance(manifests, str):
+        manifests = [manifests]
+    if manifests is not None and (not isinstance(manifests, list)
+                                  or not all(isinstance(m, str) for m in manifests)):
+        raise UsageError(f"{at('manifests')}: manifests must be a list of paths or globs "
+                         "(relative to the configuration), such as manifests = [\"discord/\"]")
+    return Environment(name, variables, copy,
+                       tuple(manifests) if manifests is not None else None,
+                       _timeout(values, lambda: at("timeout")))
 
 
 def environment_for(project: Project | None, name: str | None,
-                    env: Mapping[str, str]) -> dict[str, str]:
+                    env: Mapping[str, str], *, explicit: bool | None = None,
+                    chosen_by: str | None = None) -> dict[str, str]:
     """``env`` with the selected environment's variables where ``env`` lacks them
     (``${VAR}`` in the file's values expands from ``env``).
 
@@ -226,7 +329,9 @@ def environment_for(project: Project | None, name: str | None,
     ``DISCORD_APPLICATION_ID`` or ``CMDSYNC_API_URL`` is a
     :class:`~cmdsync.errors.UsageError`: the explicit choice must not write
     to another application. (The default environment yields to the
-    process environment, as documented.)"""
+    process environment, as documented; so does one named with ``explicit``
+    False: ``validate`` checking every environment's manifests.) ``chosen_by``
+    says who named it, in that error (default ``--env NAME``)."""
     merged = dict(env)
     if project is None:
         if name:
@@ -237,16 +342,19 @@ def environment_for(project: Project | None, name: str | None,
     if chosen is None:
         return merged
     for variable, value in chosen.variables.items():
-        explicit = name is not None and variable in _TARGET_VARIABLES
-        if not merged.get(variable) or explicit:
+        chosen_by_name = (name is not None if explicit is None else explicit) \
+            and variable in _TARGET_VARIABLES
+        if not merged.get(variable) or chosen_by_name:
             expanded, missing = interpolate(value, env)
             if missing:
                 continue
             if merged.get(variable) and merged[variable].rstrip("/") != expanded.rstrip("/"):
                 raise UsageError(
-                    f"--env {chosen.name} sets {_TARGET_VARIABLES[variable]} {expanded!r} "
+                    f"{chosen_by or f'--env {chosen.name}'} sets "
+                    f"{_TARGET_VARIABLES[variable]} {expanded!r} "
                     f"({project.path}), but {variable} is {merged[variable]!r} in the "
-                    f"environment: unset {variable}, or drop --env to use it")
+                    f"environment: unset {variable}"
+                    f"{', or drop --env to use it' if chosen_by is None else ''}")
             if variable == "DISCORD_APPLICATION_ID" and not expanded.isdigit():
                 raise UsageError(f"{project.path}: environments.{chosen.name}: application_id "
                                  f"{expanded!r} is not a snowflake (a string of digits)")
@@ -254,117 +362,100 @@ def environment_for(project: Project | None, name: str | None,
     return merged
 
 
-def resolve_paths(paths: list[str] | None, project: Project | None) -> list[str]:
-    """The paths given, else the project's manifests; UsageError when there are none,
-    and naming the configuration file and line when one of its ``manifests`` matches
-    nothing."""
+def resolve_paths(paths: list[str] | None, project: Project | None,
+                  environment: Environment | None = None) -> list[str]:
+    """The paths given, else the manifests ``environment`` reads (its own ``manifests``,
+    else the project's); UsageError when there are none, and naming the configuration
+    file and line when one of those patterns matches nothing."""
     if paths:
         return paths
-    if project is not None and project.manifests:
-        found = project.manifest_paths()
-        for pattern in project.manifests:
+    patterns = project.patterns(environment) if project is not None else ()
+    if project is not None and patterns:
+        own = environment is not None and environment.manifests is not None
+        key = f"environments.{environment.name}.manifests" if own and environment else \
+            "manifests"
+        for pattern in patterns:
             if not (project._glob(pattern) if glob.has_magic(pattern)
                     else os.path.lexists(os.path.join(project.root, pattern))):
                 line = quoted_line(project.path, pattern) or key_line(
-                    project.path, ("manifests",), _prefix(project))
+                    project.path, tuple(key.split(".")), _prefix(project))
                 raise UsageError(
-                    f"{project.path}{f':{line}' if line else ''}: manifests: {pattern!r} "
+                    f"{project.path}{f':{line}' if line else ''}: {key}: {pattern!r} "
                     f"matches no file or directory (paths are relative to "
                     f"{project.root}): fix it there, or give the manifests' paths")
-        return found
+        return project.manifest_paths(patterns)
     if project is not None:
-        raise UsageError(f"no manifests: give their paths, or list them under `manifests` in "
+        where = (f"under `environments.{environment.name}.manifests` or `manifests`"
+                 if environment is not None else "under `manifests`")
+        raise UsageError(f"no manifests: give their paths, or list them {where} in "
                          f"{project.path}")
     raise UsageError("no manifests: give their paths, or list them in cmdsync.toml "
                      "(`cmdsync init` writes one)")
 
 
+def copy_target(project: Project | None, environment: Environment | None,
+                env: Mapping[str, str], *, strict: bool = True) -> CopyTarget | None:
+    """Where ``environment``'s ``copy_global_to`` sends the global commands, its
+    ``${VAR}`` expanded from ``env`` (the process environment with the environment's
+    variables: :func:`environment_for`); None when it sets none.
+
+    ``strict`` (plan, apply): a :class:`~cmdsync.errors.UsageError` naming the file,
+    the line and the key for an unset variable; else (offline validate) None then.
+    A value that is not a snowflake is a UsageError either way."""
+    if project is None or environment is None or environment.copy_global_to is None:
+        return None
+    name, written = environment.name, environment.copy_global_to
+    where = project.where("environments", name, "copy_global_to")
+    expanded, missing = interpolate(written, env)
+    if missing:
+        if not strict:
+            return None
+        raise UsageError(f"{where}: environments.{name}.copy_global_to {written!r}: "
+                         f"{missing[0]} is not set: set it in the environment, or under "
+                         f"environments.{name}.guilds ({missing[0]} = \"GUILD_ID\")")
+    if not expanded.strip().isdigit():
+        raise UsageError(f"{where}: environments.{name}.copy_global_to {expanded!r} is not a "
+                         "guild id (a snowflake: a quoted string of digits)")
+    return CopyTarget(expanded.strip(), name, where)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a command acts on: its manifest paths, the environment mapping with the
+    selected environment's variables (flag > environment > file), where ``.cmdsync/``
+    lives (the project's root; None without a configuration: the working directory),
+    the configuration and the environment selected (named, else the default)."""
+
+    paths: list[str]
+    env: dict[str, str]
+    root: str | None = None
+    project: Project | None = None
+    environment: Environment | None = None
+
+    def copy_target(self, *, strict: bool = True) -> CopyTarget | None:
+        """The selected environment's ``copy_global_to`` (:func:`copy_target`)."""
+        return copy_target(self.project, self.environment, self.env, strict=strict)
+
+    @property
+    def environment_name(self) -> str | None:
+        return self.environment.name if self.environment is not None else None
+
+
+def select(paths: list[str] | None, name: str | None, env: Mapping[str, str], *,
+           need_paths: bool = True, start: str | None = None,
+           chosen_by: str | None = None) -> Selection:
+    """The :class:`Selection` of a command given ``paths`` (else the environment's
+    manifests, when ``need_paths``) and ``--env name`` (else the default environment;
+    ``chosen_by`` says who named it when ``--env`` did not: a saved plan). Raises
+    :class:`~cmdsync.errors.UsageError` as :func:`resolve_paths` and
+    :func:`environment_for` do."""
+    project = find_config(start)
+    environment = project.environment(name) if project is not None else None
+    merged = environment_for(project, name, env, chosen_by=chosen_by)
+    found = resolve_paths(paths, project, environment) if need_paths else list(paths or [])
+    return Selection(found, merged, project.root if project is not None else None, project,
+                     environment)
+
+
 def _prefix(project: Project) -> str:
     return "tool.cmdsync" if os.path.basename(project.path) == PYPROJECT else ""
-
-
-STARTER_CONFIG = """\
-# cmdsync's project configuration (https://cmdsync.github.io/cmdsync/configuration/).
-# `cmdsync validate`, `plan` and `apply` read the manifests below when given no paths.
-
-# Manifest files, directories or globs, relative to this file.
-manifests = ["discord/"]
-
-# Used when no --env is given (remove it to need --env every time).
-default_environment = "production"
-
-# Each environment: the application (an id, or ${VAR} from the environment), the
-# API URL, and guild ids the manifests use as ${NAME}. A flag beats an environment
-# variable, which beats this file.
-[environments.production]
-application_id = "${DISCORD_APPLICATION_ID}"
-
-# [environments.dev]
-# application_id = "123456789012345678"
-# guilds = { DEV_GUILD_ID = "876543210987654321" }
-"""
-
-STARTER_MANIFEST = """\
-# yaml-language-server: $schema=../cmdsync.schema.json
-# Your bot's application commands: `cmdsync plan` shows what `cmdsync apply` would change.
-commands:
-  - name: ping
-    description: Check the bot is alive
-
-# Commands and permission overwrites of one guild:
-# guilds:
-#   "${DEV_GUILD_ID}":
-#     commands:
-#       - name: debug
-#         description: Developer tools
-"""
-
-
-def init_files() -> dict[str, str]:
-    """What `cmdsync init` writes: path (relative to the project) -> text."""
-    from cmdsync.validate.editor_schema import dumps
-
-    return {CONFIG_FILE: STARTER_CONFIG,
-            os.path.join("discord", "commands.yaml"): STARTER_MANIFEST,
-            "cmdsync.schema.json": dumps()}
-
-
-HOOK_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def hook_paths(changed: list[str], project: Project | None) -> list[str]:
-    """What the pre-commit hook validates when ``changed`` files are committed: the
-    whole manifest set whenever one of its files changed (so checks across files hold
-    on partial commits), else nothing. The set is the configuration's manifests, or
-    without one every file that is a manifest by content (``is_manifest``); either way
-    only files git tracks or that are being committed (never untracked scratch files),
-    and other YAML and JSON files are never read as manifests."""
-    from cmdsync.manifest.sniff import is_manifest
-    from cmdsync.validate.check import expand_paths
-
-    if project is not None and project.manifests:
-        members = expand_paths(project.manifest_paths())[0]
-        committed = {os.path.realpath(c) for c in changed}
-        if not any(os.path.realpath(f) in committed for f in members):
-            return []
-        known = committed | {os.path.realpath(f) for f in _tracked()}
-        return [f for f in members if os.path.realpath(f) in known]  # never untracked files
-    if not any(is_manifest(path) for path in changed if os.path.isfile(path)):
-        return []
-    candidates = dict.fromkeys([*_tracked(), *changed])
-    return [path for path in candidates if os.path.isfile(path) and is_manifest(path)]
-
-
-def _tracked() -> list[str]:
-    """The YAML and JSON files git tracks (staged ones included), relative paths."""
-    import subprocess  # only the pre-commit hook asks git
-
-    try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--", *(f"*{s}" for s in
-                                                                 HOOK_SUFFIXES)],
-                                capture_output=True, check=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise UsageError(f"--pre-commit lists the repository's files with git: {exc}") from exc
-    # Names as the file system has them: bytes that are not UTF-8 (b"b\xff.yaml") decode
-    # as surrogate escapes, so open() finds the file and messages show \xff.
-    return [os.fsdecode(name) for name in listed.split(b"\0") if name]

@@ -111,9 +111,12 @@ async def open_session(connection: Connection, *, env: Mapping[str, str] | None 
             yield session
         return
     base = api_base(connection, env)
+    # a refresh token is exchanged (spent) only where overwrites are edited
     auth = auth_from_env(env, token_file=connection.token_file,
                          client_secret_file=connection.client_secret_file,
-                         bearer_token_file=connection.bearer_token_file)
+                         bearer_token_file=connection.bearer_token_file, api_url=base,
+                         transport=connection.transport,
+                         exchange_refresh_token=application_id is not None)
     if auth.permissions is None and application_id is not None:
         auth = replace(auth, permissions=await _stored_bearer(
             connection, base, application_id, auth, env))
@@ -183,7 +186,8 @@ def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None,
         auth = auth_from_env(os.environ if env is None else env,
                              token_file=connection.token_file,
                              client_secret_file=connection.client_secret_file,
-                             bearer_token_file=connection.bearer_token_file)
+                             bearer_token_file=connection.bearer_token_file,
+                             exchange_refresh_token=False)
     except CmdsyncError:
         return None
     commands = auth.commands
@@ -444,11 +448,13 @@ def scopes_to_fetch(desired: DesiredState) -> list[str]:
     """The manifest's scopes; and global too when a guild sets permissions.
 
     Global commands are read (never written) for permission keys that name
-    them, and for the overwrites a global rename drops.
+    them, and for the overwrites a global rename drops; not when the global
+    commands are copied to a guild (``copy_global_to``): the global scope is
+    then left alone, and keys bind to the copies.
     """
     scopes = list(desired.scopes)
     if any(s.permissions is not None for s in desired.scopes.values()) \
-            and "global" not in scopes:
+            and desired.copy_global_to is None and "global" not in scopes:
         scopes.append("global")
     return scopes
 

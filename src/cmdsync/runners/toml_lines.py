@@ -24,6 +24,20 @@ def quoted_line(path: str, value: str) -> int | None:
     return None
 
 
+def quoted_header(path: str, table: str) -> int | None:
+    """The line of the ``[table]`` header (``[tool.cmdsync]``) in ``path``, or None."""
+    pattern = re.compile(r"\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, table.split(".")))
+                         + r"\s*\]")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, 1):
+                if pattern.match(text):
+                    return number
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
 def did_you_mean(given: str, known: Iterable[str]) -> str:
     """``: did you mean 'x'?`` for the known name closest to ``given`` (a typo, or the
     start of a name), else ``""``."""

@@ -4,6 +4,15 @@
 bodies and permission overwrites in API form, the shape
 :mod:`cmdsync.state.live` gives Discord's responses. Pure values; a scope
 is ``"global"`` or a guild id (a snowflake string).
+
+With ``copy_global_to`` (an environment's, in ``cmdsync.toml``) the
+manifests' global commands are that guild's instead, as discord.py's
+``tree.copy_global_to(guild=...)`` copies them: the fields Discord applies
+to global commands only (``contexts``, ``integration_types``,
+``dm_permission``: rule CS305's) are left out of the copy, entry points
+(global only) are not copied (:func:`uncopied_entry_points`), and the
+global scope is not managed at all. A name declared both globally and in
+that guild is an error the caller reports (:func:`copy_collisions`).
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from cmdsync.manifest.diagnostics import Location
 from cmdsync.manifest.entries import CommandEntry, ManifestSet
 from cmdsync.manifest.files import bytes_digest
 from cmdsync.manifest.interpolate import may_interpolate
-from cmdsync.model import GLOBAL
+from cmdsync.model import GLOBAL, CommandType
 from cmdsync.state.live import Overwrite, scope_order
 from cmdsync.state.normalize import canonical_overwrites, request_body
 
@@ -74,6 +83,9 @@ class DesiredState:
     scopes: Mapping[str, DesiredScope]
     files: tuple[str, ...] = ()
     digest: str = ""
+    # the guild the manifests' global commands were copied to (copy_global_to): the
+    # global scope is then neither read nor written
+    copy_global_to: str | None = None
 
     def entries(self) -> dict[tuple[str, int, str], CommandEntry]:
         """The manifest command behind each ``(scope, type, name)``: where it is written
@@ -127,27 +139,33 @@ class Locations(Mapping[tuple[str, int, str], Location]):
         return len(self._entries)
 
 
-def desired_state(manifest: ManifestSet, *, application_id: str | None = None
-                  ) -> DesiredState:
+def desired_state(manifest: ManifestSet, *, application_id: str | None = None,
+                  copy_global_to: str | None = None) -> DesiredState:
     """The desired state of validated manifest files.
 
-    ``application_id`` overrides the manifests' own. Raises
+    ``application_id`` overrides the manifests' own. ``copy_global_to``: the
+    guild the global commands go to instead (see the module docstring). Raises
     :class:`~cmdsync.errors.CmdsyncError` when files name different
     applications.
     """
-    app_ids, scopes = _scopes(manifest)
+    app_ids, scopes = _scopes(manifest, copy_global_to)
     if application_id is None:
         application_id = _one_application(app_ids)
-    bodies: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    bodies: dict[tuple[int, bool], tuple[dict[str, Any], dict[str, Any]]] = {}
     for entry in manifest.commands:
+        copied = copy_global_to is not None and entry.scope == GLOBAL
+        if copied and entry.type == CommandType.PRIMARY_ENTRY_POINT:
+            continue  # global only: uncopied_entry_points
+        scope = copy_global_to if copied and copy_global_to is not None else entry.scope
         # once per distinct body: equal bodies share one object (SharedBodies)
-        known = bodies.get(id(entry.data))
+        known = bodies.get((id(entry.data), copied))
         if known is None:
-            known = bodies[id(entry.data)] = (entry.data, request_body(entry.data))
+            body = request_body(entry.data)
+            known = bodies[(id(entry.data), copied)] = (
+                entry.data, copied_body(body) if copied else body)
         body = known[1]
-        scopes.setdefault(entry.scope, {"manages": True, "prune": True, "permissions": None})
-        scopes[entry.scope].setdefault("commands", []).append(
-            DesiredCommand(entry.scope, body, entry))
+        scopes.setdefault(scope, {"manages": True, "prune": True, "permissions": None})
+        scopes[scope].setdefault("commands", []).append(DesiredCommand(scope, body, entry))
     for perm in manifest.permissions:
         table = scopes.setdefault(perm.guild_id, {"manages": False, "prune": True,
                                                   "permissions": None})
@@ -160,7 +178,46 @@ def desired_state(manifest: ManifestSet, *, application_id: str | None = None
              for scope, info in sorted(scopes.items(), key=lambda kv: scope_order(kv[0]))}
     files = tuple(dict.fromkeys(doc.source or doc.file for doc in manifest.documents))
     return DesiredState(application_id, built, files,
-                        state_digest(application_id, built.values()))
+                        state_digest(application_id, built.values()), copy_global_to)
+
+
+def copied_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A global command's request body as its copy in a guild: without the fields
+    Discord applies to global commands only (rule CS305's ``contexts``,
+    ``integration_types``, ``dm_permission``; Discord's "Application Commands"
+    documentation), which a guild command would only carry as a promise Discord
+    does not keep."""
+    from cmdsync.validate.rules.global_only_field import FIELDS
+
+    return {key: value for key, value in body.items() if key not in FIELDS}
+
+
+def copy_collisions(manifest: ManifestSet, guild: str
+                    ) -> list[tuple[CommandEntry, CommandEntry]]:
+    """Each global command (copied to ``guild``) whose type and name a command declared
+    in ``guild`` has too, as ``(global entry, guild entry)``: the copy would make two
+    commands of one name in one scope, which Discord refuses. Entry points are not
+    copied, so never collide."""
+    declared: dict[tuple[int, str], CommandEntry] = {}
+    for entry in manifest.commands:
+        if entry.scope == guild and entry.type is not None and entry.name is not None:
+            declared.setdefault((entry.type, entry.name), entry)
+    found = []
+    for entry in manifest.commands:
+        if entry.scope != GLOBAL or entry.type is None or entry.name is None \
+                or entry.type == CommandType.PRIMARY_ENTRY_POINT:
+            continue
+        twin = declared.get((entry.type, entry.name))
+        if twin is not None:
+            found.append((entry, twin))
+    return found
+
+
+def uncopied_entry_points(manifest: ManifestSet) -> list[CommandEntry]:
+    """The global entry points (PRIMARY_ENTRY_POINT, global only) a copy to a guild
+    leaves out."""
+    return [entry for entry in manifest.commands
+            if entry.scope == GLOBAL and entry.type == CommandType.PRIMARY_ENTRY_POINT]
 
 
 def manifest_sources(manifest: ManifestSet) -> tuple[str | None, ...]:
@@ -187,7 +244,7 @@ def manifest_sources(manifest: ManifestSet) -> tuple[str | None, ...]:
 def manifest_application_id(manifest: ManifestSet) -> str | None:
     """The ``application_id`` the manifests name (None: none does), as
     :func:`desired_state` reads it, without building the desired state."""
-    return _one_application(_scopes(manifest)[0])
+    return _one_application(_scopes(manifest, None)[0])
 
 
 def _one_application(app_ids: set[str]) -> str | None:
@@ -197,12 +254,16 @@ def _one_application(app_ids: set[str]) -> str | None:
     return next(iter(app_ids), None)
 
 
-def _scopes(manifest: ManifestSet) -> tuple[set[str], dict[str, dict[str, Any]]]:
-    """Application ids and the scopes each file declares, with their prune flags."""
+def _scopes(manifest: ManifestSet, copy_global_to: str | None
+            ) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Application ids and the scopes each file declares, with their prune flags (the
+    global scope's declared as ``copy_global_to``'s, when given)."""
     app_ids: set[str] = set()
     scopes: dict[str, dict[str, Any]] = {}
 
     def declare(scope: str, *, manages: bool, prune: bool) -> None:
+        if scope == GLOBAL and copy_global_to is not None:
+            scope = copy_global_to
         info = scopes.setdefault(scope, {"manages": False, "prune": True, "permissions": None})
         info["manages"] = info["manages"] or manages
         info["prune"] = info["prune"] and prune
