@@ -196,3 +196,60 @@ def test_entry_points_unnamed_or_second_are_named_and_point_at_the_first(
         (9, 16, "CS304", ("entry point '(unnamed)' is declared in guild 222222222222222222; "
                           "PRIMARY_ENTRY_POINT commands are global only: move it to the "
                           "global commands"), [])]
+
+
+def test_locale_suggestions_fold_underscores_and_take_the_language_before_the_first_dash(
+        ) -> None:
+    from cmdsync.validate.rules.locale import message, suggestions
+
+    assert suggestions("en_us") == ["en-US"]
+    assert suggestions("es-mx-x") == ["es-419", "es-ES"]
+    assert suggestions("enGS") == []  # en-US is close, but not close enough to guess
+    assert message("enGS")[0].startswith("'enGS' is not a Discord locale: use one of ")
+    assert message("en_us") == (
+        "'en_us' is not a Discord locale: write 'en-US' (locale codes are case-sensitive)",
+        None)
+
+
+def test_a_locale_discord_may_not_take_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("commands:\n  - {name: ping, description: d, name_localizations: "
+                    "{ar: بنج}}\n", encoding="utf-8")
+    (diagnostic,) = [d for d in validate_paths([str(path)], env={}).diagnostics
+                     if d.rule == "CS105"]
+    assert (diagnostic.severity.value, diagnostic.message) == (
+        "warning", ("locale 'ar' is in Discord's OpenAPI but not in its documented locales: "
+        "Discord may reject it; remove it if a sync fails"))
+
+
+def test_localized_option_names_point_at_what_they_collide_with(tmp_path: Path) -> None:
+    assert found(tmp_path, """\
+        commands:
+          - name: give
+            description: d
+            options:
+              - odd item
+              - {type: string, name: item, description: a, name_localizations: {fr: objet}}
+              - {type: string, name: count, description: b, name_localizations: {fr: objet}}
+              - {type: string, name: gift, description: c, name_localizations: {fr: item}}
+        """, "CS204") == [
+        (7, 78, "CS204", ("localized option name (fr) 'objet' is also the fr name of option "
+                          "'item' in command 'give': localized names must be distinct per "
+                          "locale; choose another"), [(6, 77)]),
+        (8, 77, "CS204", ("localized option name (fr) 'item' is the name of option 'item' in "
+                          "command 'give': choose another fr name"), [(6, 30)])]
+
+
+def test_every_guild_command_is_checked_for_bot_dm_and_an_unnamed_one_is_named(
+        tmp_path: Path) -> None:
+    assert found(tmp_path, """\
+        commands:
+          - {name: ping, description: d, contexts: [bot_dm]}
+        guilds:
+          "222222222222222222":
+            commands:
+              - {description: d, contexts: [guild, bot_dm]}
+        """, "CS306") == [
+        (6, 44, "CS306", ("guild command '(unnamed)' lists BOT_DM in contexts; guild commands "
+                          "are never offered in DMs with the bot: remove bot_dm, or make the "
+                          "command global"), [])]
