@@ -161,3 +161,16 @@ def test_validate_offline_refuses_the_timeout_without_online(
     code, _, err = run(capsys, "validate", "--timeout", "5", "bot.yaml")
     assert code == 2
     assert "connection options need --online" in err
+
+
+def test_invoke_takes_the_timeout(project: Path, silent: str,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """invoke waits 60 s for each call by default (the emulator holds a call while the
+    bot answers); --timeout bounds it like the other commands."""
+    started = time.monotonic()
+    code, out, err = run(capsys, "invoke", "--api-url", silent, "--timeout", "1", "/ping")
+    host = silent.removeprefix("http://").removesuffix("/api/v10")
+    assert code == 1 and out == ""
+    assert err == (f"error: POST /_emulator/interactions: no answer from {host} "
+                   f"within 1 s (1 attempt): allow it more time with {SETTINGS}\n")
+    assert time.monotonic() - started < 30

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 from typing import Annotated
 
 import typer
@@ -11,9 +12,11 @@ from cmdsync.cli._shared import (
     EnvOption,
     ExchangeFormat,
     LocalOption,
+    TimeoutOption,
     TokenFileOption,
     _connection,
     _project,
+    _timed,
     app,
 )
 from cmdsync.errors import (
@@ -87,6 +90,7 @@ def invoke(
         show_default=False)] = None,
     token_file: TokenFileOption = None,
     env_name: EnvOption = None,
+    timeout: TimeoutOption = None,
 ) -> int:
     """Run a command against the emulator as a user in Discord would: the emulator
     checks it, signs the interaction and POSTs it to your bot; shows the response.
@@ -115,6 +119,11 @@ def invoke(
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=None, bearer_token_file=None)
     chosen = _project(None, env_name, need_paths=False)  # its application and API URL
+    if timeout is not None or os.environ.get("CMDSYNC_TIMEOUT", "").strip() or (
+            chosen.project is not None
+            and chosen.project.timeout_for(chosen.environment) is not None):
+        # else invoke's own 60 s: the emulator holds each request while the bot answers
+        connection = _timed(connection, timeout, chosen.project, chosen.environment)
     result = run_invoke(connection, Request(
         line=line, kind=kind, name=user_command or message_command, target=target,
         autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,

@@ -205,7 +205,7 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
         try:
             transport = httpx.ASGITransport(app=create_app(emulator))
             async with httpx.AsyncClient(transport=transport, base_url="http://cmdsync.local",
-                                         timeout=60) as client:
+                                         timeout=_timeout(connection)) as client:
                 yield client, lambda: seed.BOT_TOKEN
         finally:
             emulator.store.close()
@@ -228,15 +228,31 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
 
     # plain http (the emulator on loopback) needs no TLS context: loading the CA bundle
     # costs ~35 ms, more than a whole invocation
-    async with httpx.AsyncClient(base_url=f"{parts.scheme}://{parts.netloc}", timeout=60,
+    async with httpx.AsyncClient(base_url=f"{parts.scheme}://{parts.netloc}",
+                                 timeout=_timeout(connection),
                                  trust_env=False, verify=parts.scheme == "https") as client:
         yield client, bot_token
+
+
+INVOKE_TIMEOUT = 60.0  # seconds without --timeout: the emulator holds a call till the bot answers
+
+
+def _timeout(connection: Connection) -> float:
+    """Seconds to wait for each request: ``--timeout`` (``CMDSYNC_TIMEOUT``, the
+    configuration's) when given, else :data:`INVOKE_TIMEOUT`."""
+    return connection.config.timeout if connection.config is not None else INVOKE_TIMEOUT
 
 
 async def _call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any
                 ) -> httpx.Response:
     try:
         response = await client.request(method, path, **kwargs)
+    except httpx.TimeoutException as exc:
+        from cmdsync.client.failures import host_port, timed_out
+
+        seconds = client.timeout.read or INVOKE_TIMEOUT
+        raise CmdsyncError(timed_out(method, path, host=host_port(client.base_url),
+                                     timeout=seconds, attempts=1)) from exc
     except httpx.HTTPError as exc:
         raise CmdsyncError(f"cannot reach the emulator at {client.base_url}: "
                            f"{exc.__class__.__name__}: {exc} (is `cmdsync emulator` "
