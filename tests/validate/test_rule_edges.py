@@ -253,3 +253,12 @@ def test_every_guild_command_is_checked_for_bot_dm_and_an_unnamed_one_is_named(
         (6, 44, "CS306", ("guild command '(unnamed)' lists BOT_DM in contexts; guild commands "
                           "are never offered in DMs with the bot: remove bot_dm, or make the "
                           "command global"), [])]
+
+
+def test_too_many_subcommands_are_told_to_go_into_groups(tmp_path: Path) -> None:
+    subs = "".join(f"      - {{type: sub_command, name: s{i}, description: d}}\n"
+                   for i in range(26))
+    text = f"commands:\n  - name: big\n    description: d\n    options:\n{subs}"
+    assert [f[3] for f in found(tmp_path, text, "CS201")] == [
+        ("command 'big' has 26 options; Discord allows at most 25: remove 1 or gather some "
+        "into subcommand groups")]
