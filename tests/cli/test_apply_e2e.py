@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,8 @@ import httpx
 import pytest
 
 from cmdsync.cli import main
-from cmdsync.emulator.instance import new_emulator
 from tests.support import paths
-from tests.support.emulator import as_ci_would, http_server
+from tests.support.emulator import as_ci_would
 from tests.support.plan import CLEAN_PARAMS, load_commands, sent_form
 
 ROOT = paths.ROOT
@@ -51,12 +49,6 @@ def clean_command_files() -> list[Any]:
 
     return [pytest.param(CORPUS / name, id=name.split("__")[1])
             for name, verdict in sorted(COMMAND_FILES.items()) if verdict.valid]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with http_server(new_emulator(seed=SEED)) as base_url:
-        yield base_url
 
 
 @pytest.fixture

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from cmdsync.emulator.instance import new_emulator
 from tests.support.cli import run_secretly
-from tests.support.emulator import as_ci_would, http_server
+from tests.support.emulator import as_ci_would
 
 APP = "111111111111111111"
 BOT_TOKEN = "order-bot-s3cret"
@@ -31,12 +29,6 @@ SEED: dict[str, Any] = {
 NAMES = ("cmd28", "cmd3", "cmd10", "cmd2", "cmd1")  # the manifest's order: neither
 MANIFEST = f'application_id: "{APP}"\ncommands:\n' + "".join(
     f"  - {{name: {name}, description: Command {name}}}\n" for name in NAMES)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with http_server(new_emulator(seed=SEED)) as base_url:
-        yield base_url
 
 
 @pytest.fixture

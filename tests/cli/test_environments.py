@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from cmdsync.emulator.instance import new_emulator
 from tests.support.cli import run_secretly
-from tests.support.emulator import as_ci_would, http_server
+from tests.support.emulator import as_ci_would
 
 APP = "111111111111111111"
 DEV = "222222222222222222"
@@ -65,12 +63,6 @@ guilds = {{ DEV_GUILD_ID = "{PROD_GUILD}" }}
 """
 NO_COPY = CONFIG.replace('copy_global_to = "${DEV_GUILD_ID}"\n', "")
 HEADING = f"global commands -> guild {DEV} (copy_global_to, environment dev)\n\n"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with http_server(new_emulator(seed=SEED)) as base_url:
-        yield base_url
 
 
 @pytest.fixture

@@ -13,16 +13,14 @@ Each test drives the real CLI against a served emulator:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from cmdsync.emulator.instance import new_emulator
 from tests.support.cli import run_secretly
-from tests.support.emulator import as_ci_would, http_server
+from tests.support.emulator import as_ci_would
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"
@@ -38,12 +36,6 @@ HEADING = f"cmdsync will perform the following actions on application Targets Bo
 GLOBAL_TOTALS = "  after apply: 1/100 CHAT_INPUT, 0/15 USER, 0/15 MESSAGE, 0/1 PRIMARY_ENTRY_POINT\n"
 EVERYONE_OFF = {"id": GUILD, "type": 1, "permission": False}
 NO_CHANGES = "No changes. Live commands match the manifest.\n"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with http_server(new_emulator(seed=SEED)) as base_url:
-        yield base_url
 
 
 @pytest.fixture

@@ -14,17 +14,15 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from cmdsync.emulator.instance import new_emulator
 from cmdsync.plan.planfile import plan_digest
 from tests.support.cli import run_secretly
-from tests.support.emulator import as_ci_would, http_server
+from tests.support.emulator import as_ci_would
 
 APP = "111111111111111111"
 GUILD = "222222222222222222"
@@ -52,12 +50,6 @@ guilds:
     permissions:
       local: [{{type: role, id: everyone, permission: false}}]
 """
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with http_server(new_emulator(seed=SEED)) as base_url:
-        yield base_url
 
 
 @pytest.fixture
