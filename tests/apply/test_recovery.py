@@ -26,9 +26,10 @@ from cmdsync.manifest.files import text_digest
 from cmdsync.plan import Action, CommandChange, LiveCommand, Plan, ScopePlan
 from cmdsync.plan.planfile import plan_digest
 from cmdsync.render.apply import summary, to_text
-from cmdsync.runners.apply import ApplyOptions, _prior_gaps, _same_texts, apply_paths
+from cmdsync.runners.apply import ApplyOptions, apply_paths
 from cmdsync.runners.files import save_plan as save
 from cmdsync.runners.plan import plan_paths
+from cmdsync.runners.saved_checks import prior_gaps, same_texts
 from cmdsync.runners.session import saved_plan_key
 from cmdsync.state import LiveState, live_scope
 from tests.support.apply import (
@@ -374,7 +375,7 @@ def test_a_partial_prior_state_cannot_back_up_creates_or_overwrites() -> None:
                                               complete=False)})
 
     def gaps(*changes: CommandChange) -> list[str]:
-        return _prior_gaps(Plan(APP, (ScopePlan(OTHER, changes, live=(ref,)),)), prior)
+        return prior_gaps(Plan(APP, (ScopePlan(OTHER, changes, live=(ref,)),)), prior)
 
     assert gaps(update) == []
     assert gaps(update, create) == [
@@ -546,11 +547,11 @@ def test_manifest_texts_match_their_digest_byte_for_byte(tmp_path: Path) -> None
     other.write_bytes(text.replace("Ça", "Ca").encode())
     variable.write_bytes(b"commands: [{name: x, description: '${X:-y}'}]\n")
     digest = text_digest(text)
-    assert _same_texts([str(plain), str(marked)], [digest, digest])
-    assert not _same_texts([str(other)], [digest])
-    assert not _same_texts([str(variable)], [text_digest(variable.read_text())])
-    assert not _same_texts([str(plain)], [None])
-    assert not _same_texts([str(tmp_path / "gone.yaml")], [digest])
+    assert same_texts([str(plain), str(marked)], [digest, digest])
+    assert not same_texts([str(other)], [digest])
+    assert not same_texts([str(variable)], [text_digest(variable.read_text())])
+    assert not same_texts([str(plain)], [None])
+    assert not same_texts([str(tmp_path / "gone.yaml")], [digest])
 
 
 def test_a_plan_whose_overwrites_were_edited_is_held_against_its_manifests(

@@ -19,7 +19,6 @@ A plan without changes makes no write request, and no backup.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import os
 import signal
 import time
@@ -32,7 +31,6 @@ from cmdsync.apply import history, ledger
 from cmdsync.apply.backup import backup_manifest, write_backup
 from cmdsync.apply.execute import Context, Interrupt, Observer, execute, request_records
 from cmdsync.apply.guardrails import (
-    manifest_reasons,
     raise_if_unsafe,
     stale_reasons,
     unsafe_reasons,
@@ -45,16 +43,14 @@ from cmdsync.client import endpoints
 from cmdsync.client.http import DEFAULT_API_URL
 from cmdsync.errors import ApiError, CmdsyncError, UnsafePlanError, UsageError
 from cmdsync.manifest.diagnostics import Location
-from cmdsync.manifest.files import (
-    MAX_MANIFEST_BYTES,
-    bytes_digest,
-    is_code_source,
-    read_bounded,
-)
-from cmdsync.manifest.interpolate import may_interpolate
-from cmdsync.model import scope_label
-from cmdsync.plan import Action, Plan
+from cmdsync.plan import Plan
 from cmdsync.runners import aio
+from cmdsync.runners.saved_checks import (
+    check_environment,
+    check_manifests,
+    prior_gaps,
+    replay_reasons,
+)
 from cmdsync.runners.session import (
     LOCAL_STATE,
     Connection,
@@ -67,7 +63,6 @@ from cmdsync.state import LiveState
 
 if TYPE_CHECKING:
     from cmdsync.manifest.entries import CommandEntry
-    from cmdsync.plan.planfile import SavedPlan
     from cmdsync.runners.project import CopyTarget
     from cmdsync.state.desired import DesiredState
     from cmdsync.validate import ValidationResult
@@ -241,7 +236,7 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
             "vouches for; nothing was changed. Apply it without --no-refresh, or plan "
             "again (`cmdsync plan --out FILE`):"))
     if not refresh and saved.prior is not None:
-        missing = _prior_gaps(plan, saved.prior)
+        missing = prior_gaps(plan, saved.prior)
         if missing:
             raise UnsafePlanError(missing, heading=(
                 f"the saved plan {path} does not hold the live state of every command it "
@@ -253,15 +248,15 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
     if options.application_id and options.application_id != plan.application_id:
         raise UsageError(f"--application-id {options.application_id} differs from the saved "
                          f"plan's application {plan.application_id}")
-    _check_environment(path, saved, environment, copy_global_to)
+    check_environment(path, saved, environment, copy_global_to)
     chosen = env.get("DISCORD_APPLICATION_ID")
     if environment and chosen and chosen != plan.application_id:
         raise UsageError(f"--env {environment} is application {chosen}, but the saved plan "
                          f"{path} was made for application {plan.application_id}: apply it "
                          f"without --env, or plan again with `cmdsync plan --env {environment} "
                          "--out FILE`")
-    replayed = _replay_reasons(path, saved, cwd=cwd, force=options.force)
-    checked = _check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic,
+    replayed = replay_reasons(path, saved, cwd=cwd, force=options.force)
+    checked = check_manifests(path, plan, cwd=cwd, env=env, authentic=saved.authentic,
                                copy_global_to=copy_global_to)
     connection = _connection_for(path, connection, planned_at, env)
     needed = [s.scope for s in plan.scopes if s.permissions]
@@ -311,70 +306,6 @@ def apply_saved(path: str, *, connection: Connection, options: ApplyOptions, hoo
                                 digest=saved.digest)
 
     return aio.run(run())
-
-
-def _check_environment(path: str, saved: SavedPlan, environment: str | None,
-                       copy: CopyTarget | None) -> None:
-    """Refuse a saved plan applied to another environment than the one it records, or
-    whose copy of the global commands (``copy_global_to``) the configuration no longer
-    makes: :class:`~cmdsync.errors.UsageError` naming both."""
-    recorded = saved.environment or {}
-    name, guild = recorded.get("name"), recorded.get("copy_global_to")
-    if name is not None and environment is not None and name != environment:
-        raise UsageError(f"--env {environment}, but the saved plan {path} was made for "
-                         f"environment {name}: apply it without --env (it applies to {name}), "
-                         f"or plan again with `cmdsync plan --env {environment} --out FILE`")
-    now = copy.guild if copy is not None else None
-    if guild != now:
-        made = f"copies the global commands to guild {guild}" if guild is not None else \
-            "leaves the global commands global"
-        said = f"copies them to guild {now} ({copy.where})" if copy is not None else \
-            "does not copy them (no copy_global_to)"
-        raise UsageError(f"the saved plan {path} {made}, but environment "
-                         f"{environment or name} {said}: plan again with `cmdsync plan "
-                         f"--env {environment or name} --out FILE`")
-
-
-def _replay_reasons(path: str, saved: SavedPlan, *, cwd: str, force: bool) -> list[str]:
-    """Why applying ``saved`` would replay it (:mod:`cmdsync.apply.history`); [] when it
-    is not a replay. Raises :class:`~cmdsync.errors.UnsafePlanError` for a replay
-    unless ``force``."""
-    if saved.api_url is None or saved.serials is None:
-        return []
-    plan = saved.plan
-    applied = history.load(cwd, saved.api_url, plan.application_id)
-    changed = [s.scope for s in plan.scopes if s.has_changes]
-    reasons = history.replay_reasons(applied, saved.serials, saved.digest, changed)
-    if reasons and not force:
-        raise UnsafePlanError(reasons, heading=history.replay_heading(
-            path, applied, saved.serials, saved.digest, changed))
-    return reasons
-
-
-def _prior_gaps(plan: Plan, prior: LiveState) -> list[str]:
-    """Scopes a saved plan changes whose prior state lacks what their backup needs:
-    every live command the plan saw, or (prior state marked partial) every one it
-    updates or deletes, and then no create and no overwrite change."""
-    gaps = []
-    for scope in plan.scopes:
-        if not scope.has_changes:
-            continue
-        if scope.scope not in prior.scopes:
-            gaps.append(f"{scope_label(scope.scope)}: no prior state")
-            continue
-        live = prior.scope(scope.scope)
-        held = {str(c.get("id")) for c in live.commands}
-        needed = [ref.id for ref in scope.live] if live.commands_complete else [
-            c.id for c in scope.commands if c.action in (Action.UPDATE, Action.DELETE)]
-        lacking = [ident for ident in needed if ident not in held]
-        if lacking:
-            gaps.append(f"{scope_label(scope.scope)}: {len(lacking)} live command(s) missing "
-                        "from its prior state")
-        elif not live.commands_complete and (scope.permissions or any(
-                c.action is Action.CREATE for c in scope.commands)):
-            gaps.append(f"{scope_label(scope.scope)}: its prior state holds only some "
-                        "commands, but the plan creates commands or changes overwrites there")
-    return gaps
 
 
 async def _apply_unsigned(session: Session, path: str, plan: Plan,
@@ -428,119 +359,6 @@ async def _apply_unsigned(session: Session, path: str, plan: Plan,
     return await _apply(session, fresh, live, read=read, hooks=hooks, options=options,
                         cwd=cwd, clock=clock, entries={}, confirm=False, signals=True,
                         saved=True, refreshed=True, digest=digest)
-
-
-def _check_manifests(path: str, plan: Plan, *, cwd: str, env: Mapping[str, str],
-                     authentic: bool = False, copy_global_to: CopyTarget | None = None
-                     ) -> tuple[ValidationResult, DesiredState] | None:
-    """Refuse a saved plan whose manifests now give other bodies or overwrites, and one
-    that nothing vouches for.
-
-    In a CI checkout the manifests a plan was made from are beside it; a plan
-    edited by hand (or made from other files) must not be applied. An
-    ``authentic`` plan (its ``plan_hmac`` matches the credential at hand:
-    cmdsync wrote it) is applied alone when its manifests are not here, and
-    without reading them again when they have the texts it was made from
-    (``manifest_sha256``; none that may interpolate). Any other plan is held
-    against its manifests (bot code read again by its reference), and
-    refused when they are not all here: its ``plan_digest`` proves nothing,
-    since anyone can compute it again after an edit. No bot code
-    (``discord.py:MODULE:ATTR``) is imported for a plan that is not authentic.
-    The manifests are read with the environment's variables (``env``) and its
-    copy of the global commands (``copy_global_to``).
-    Returns the validation and desired state when the manifests were read
-    (always for a plan that is not authentic), else None. Raises
-    :class:`~cmdsync.errors.UnsafePlanError` before any request.
-    """
-    files = [f if is_code_source(f) else os.path.join(cwd, f) for f in plan.manifests]
-    if not files or not all(is_code_source(f) or os.path.isfile(f) for f in files):
-        if authentic:
-            return None  # the plan alone was kept: its plan_hmac vouches for it
-        missing = [f for f in plan.manifests if not is_code_source(f)
-                   and not os.path.isfile(os.path.join(cwd, f))]
-        raise UnsafePlanError(
-            [f"{f}: not found" for f in missing] or ["the plan names no manifest"],
-            heading=f"the saved plan {path} is not signed with the credential at hand (its "
-            "plan_hmac) and the manifests it was made from are not all here, so nothing "
-            "vouches for what it would send; nothing was changed. Apply it beside its "
-            "manifests, or plan again (`cmdsync plan --out FILE`):")
-    code = [f for f in plan.manifests if is_code_source(f)]
-    if code and not authentic:
-        raise UnsafePlanError([f"{f}: bot code, which apply would import and run" for f in code],
-                              heading=(
-            f"the saved plan {path} is not signed with the credential at hand (its "
-            "plan_hmac), so no code it names is imported; nothing was changed. Plan again "
-            "with this credential (`cmdsync plan --out FILE`):"))
-    if code:  # authentic: its plan_hmac alone vouches for what the code gave
-        changed = _changed_texts(files, plan.manifest_sha256)
-        if changed:
-            raise UnsafePlanError([f"{f}: changed since the plan was made" for f in changed],
-                                  heading=(
-                f"the saved plan {path} does not match the manifests it was made from, and "
-                "apply never imports the bot code a saved plan names to hold it against "
-                "them; nothing was changed. Plan again (`cmdsync plan --out FILE`):"))
-        return None
-    if authentic and _same_texts(files, plan.manifest_sha256):
-        return None
-    from cmdsync.runners.validate import with_copy
-    from cmdsync.state import desired_state
-    from cmdsync.validate import validate_paths
-
-    validation = with_copy(validate_paths(files, env=env), copy_global_to)
-    heading = (f"the saved plan {path} does not match the manifests it was made from "
-               f"({', '.join(plan.manifests)}); nothing was changed. Plan again "
-               "(`cmdsync plan --out FILE`):")
-    if validation.errors or validation.manifest is None:
-        raise UnsafePlanError(["the manifests no longer validate: run `cmdsync validate`"],
-                              heading=heading)
-    desired = desired_state(validation.manifest, application_id=plan.application_id,
-                            copy_global_to=copy_global_to.guild if copy_global_to else None)
-    reasons = manifest_reasons(plan, desired)
-    if reasons:
-        raise UnsafePlanError(reasons, heading=heading)
-    return validation, desired
-
-
-def _same_texts(files: Sequence[str], digests: Sequence[str | None]) -> bool:
-    """Whether each of ``files`` has the text whose digest the plan holds
-    (:func:`cmdsync.manifest.files.text_digest`); False if one has none (its
-    bodies depend on the environment) or cannot be read.
-
-    The bytes are hashed as read, a byte order mark dropped: for UTF-8 they
-    are the text's encoding, and bytes that are not UTF-8 match no digest.
-    """
-    if len(digests) != len(files) or None in digests:
-        return False
-    for file, digest in zip(files, digests):
-        raw = _text(file)
-        if raw is None or may_interpolate(raw) or bytes_digest(raw) != digest:
-            return False
-    return True
-
-
-def _text(file: str) -> bytes | None:
-    """A manifest's bytes as read, a byte order mark dropped; None when unreadable."""
-    try:
-        raw = read_bounded(file, MAX_MANIFEST_BYTES)
-    except OSError:
-        return None
-    return raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-
-
-def _changed_texts(files: Sequence[str], digests: Sequence[str | None]) -> list[str]:
-    """The manifest files (not bot code) whose text differs from the digest the plan
-    holds for it, or that cannot be read; one with no digest (its bodies depend on the
-    environment) is not held against it."""
-    if len(digests) != len(files):
-        return [f for f in files if not is_code_source(f)]
-    changed = []
-    for file, digest in zip(files, digests):
-        if is_code_source(file) or digest is None:
-            continue
-        raw = _text(file)
-        if raw is None or bytes_digest(raw) != digest:
-            changed.append(file)
-    return changed
 
 
 async def _apply(session: Session, plan: Plan, live: LiveState, *,
