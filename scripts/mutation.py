@@ -60,6 +60,8 @@ class Score:
     survived: list[str]
     excluded: int  # lines marked `# pragma: no mutate`
     target: float
+    failed: bool = False  # mutmut could not run its tests clean: no score
+
 
     @property
     def percent(self) -> float:
@@ -67,7 +69,7 @@ class Score:
 
     @property
     def met(self) -> bool:
-        return self.percent >= self.target
+        return not self.failed and self.percent >= self.target
 
 
 def _settings(module: str, tests: tuple[str, ...], also: list[str]) -> str:
@@ -122,7 +124,7 @@ def measure(module: str, *, keep: bool = False) -> Score:
             print(f"mutmut failed on {module}:\n{run.stdout[-4000:]}{run.stderr[-4000:]}",
                   file=sys.stderr, flush=True)
             return Score(module, tests, 0, 0, ["(mutmut failed: see above)"],
-                         excluded(ROOT / module), target)
+                         excluded(ROOT / module), target, failed=True)
         subprocess.run([sys.executable, "-m", "mutmut", "export-cicd-stats"], cwd=where,
                        env=env, capture_output=True, check=True)
         stats = json.loads((where / "mutants" / "mutmut-cicd-stats.json").read_text())

@@ -268,8 +268,12 @@ def _differing(where: str, mine: Sequence[Mapping[str, Any]],
                theirs: Sequence[Mapping[str, Any]], key: Any, label: Any) -> list[str]:
     ours = {key(c): c for c in mine}
     fresh = {key(c): c for c in theirs}
-    reasons = [f"{where}: {label(c)}: the plan changes it more than once"
-               for i, c in enumerate(mine) if any(key(c) == key(d) for d in mine[:i])]
+    seen: set[Any] = set()
+    reasons = []
+    for change in mine:
+        if key(change) in seen:
+            reasons.append(f"{where}: {label(change)}: the plan changes it more than once")
+        seen.add(key(change))
     for item in sorted(ours.keys() | fresh.keys()):
         a, b = ours.get(item), fresh.get(item)
         if a == b:

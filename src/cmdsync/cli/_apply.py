@@ -27,6 +27,7 @@ from cmdsync.cli._shared import (
     _with_environment,
     app,
     keep_until_exit,
+    refresh_notes,
 )
 from cmdsync.errors import (
     EXIT_FAILURE,
@@ -127,19 +128,8 @@ def apply(
                           env=env, cwd=root, interactive=not auto_approve,
                           can_ask=_stdin_is_terminal(), copy_global_to=copy)
     keep_until_exit(run)
-    _refresh_notes()
+    refresh_notes()
     return _apply_exit(run, output=output)
-
-
-def _refresh_notes() -> None:
-    """On standard error, a line per refresh token this run exchanged: when its Bearer
-    token expires, and what to do where Discord rotated it (the job summary says the same
-    in CI: :mod:`cmdsync.client.rotation`)."""
-    from cmdsync.client import rotation
-    from cmdsync.client.auth import refreshes
-
-    for refreshed in refreshes():
-        console.err(rotation.refresh_note(refreshed))
 
 
 def _recorded_environment(saved: str, env_name: str | None) -> str | None:

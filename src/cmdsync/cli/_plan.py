@@ -33,6 +33,7 @@ from cmdsync.cli._shared import (
     _write_manifest,
     app,
     keep_until_exit,
+    refresh_notes,
 )
 from cmdsync.errors import (
     EXIT_FAILURE,
@@ -90,6 +91,7 @@ def plan(
     run = plan_paths(chosen.paths, connection=connection, application_id=application_id,
                      prune=not no_prune, env=env, cwd=root, copy_global_to=copy)
     keep_until_exit(run)
+    refresh_notes()  # a plan reading overwrites may have spent a refresh token
     # after the first request: plan_paths loads them while its reads wait
     from cmdsync.render import diagnostics as render_diagnostics
     from cmdsync.render import plan as render

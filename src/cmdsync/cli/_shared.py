@@ -295,3 +295,14 @@ def _environment_name(env_name: str | None) -> str:
     project = find_config()
     chosen = project.environment(env_name) if project is not None else None
     return chosen.name if chosen is not None else ""
+
+
+def refresh_notes() -> None:
+    """On standard error, a line per refresh token this run exchanged: when its Bearer
+    token expires, and what to do where Discord rotated it (the job summary says the same
+    in CI: :mod:`cmdsync.client.rotation`)."""
+    from cmdsync.client import rotation
+    from cmdsync.client.auth import refreshes
+
+    for refreshed in refreshes():
+        console.err(rotation.refresh_note(refreshed))

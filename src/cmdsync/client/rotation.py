@@ -95,8 +95,10 @@ def refresh_summary(refreshed: Refreshed) -> str:
         return head + (f"The new one was written to `{refreshed.handed_to}` "
                        f"(`{NEW_REFRESH_TOKEN_FILE}`), for the step that stores it in the "
                        "secret.\n")
+    from cmdsync.render.escape import printable
+
     lost = (f"It could not be written to `{refreshed.handed_to}` "
-            f"({refreshed.hand_error}), and is lost. " if refreshed.handed_to is not None
+            f"({printable(refreshed.hand_error or '')}), and is lost. " if refreshed.handed_to is not None
             else "This run cannot store the new one, and never shows it. ")
     return (head + lost + f"**Replace the secret `{refreshed.source}` comes from before the "
             "next run.**\n\n" + _replace_it(refreshed.source))
@@ -104,7 +106,9 @@ def refresh_summary(refreshed: Refreshed) -> str:
 
 def refused_summary(source: str, reason: str) -> str:
     """The job summary's Markdown when the token endpoint refused the refresh token."""
-    shown = reason.replace("`", "'")
+    from cmdsync.render.escape import printable  # the server's words: one inert line
+
+    shown = printable(reason).replace("`", "'")
     return ("### cmdsync: the refresh token was refused\n\n"
             f"`{shown}`: `{source}` is spent (each refresh token works once: a run "
             "that could not store the new one leaves the secret with a spent one), "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import stat
 from collections.abc import Mapping
 from dataclasses import replace
@@ -59,7 +60,7 @@ def local_plan_key(cwd: str, *, create: bool = False) -> bytes | None:
             raise CmdsyncError(
                 f"the saved-plan key {path} has mode {stat.S_IMODE(info.st_mode):04o} or "
                 "another owner: whoever can read it can sign a plan that apply trusts. Run "
-                f"`chmod 600 {path}` as its owner, or delete it and plan again")
+                f"`chmod 600 {shlex.quote(path)}` as its owner, or delete it and plan again")
         text = file.read(65).strip()
     try:
         key = bytes.fromhex(text.decode("ascii"))

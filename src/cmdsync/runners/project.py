@@ -436,10 +436,6 @@ class Selection:
         """The selected environment's ``copy_global_to`` (:func:`copy_target`)."""
         return copy_target(self.project, self.environment, self.env, strict=strict)
 
-    @property
-    def environment_name(self) -> str | None:
-        return self.environment.name if self.environment is not None else None
-
 
 def select(paths: list[str] | None, name: str | None, env: Mapping[str, str], *,
            need_paths: bool = True, start: str | None = None,

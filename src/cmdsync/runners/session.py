@@ -231,15 +231,12 @@ async def _local_session(config: ClientConfig, cwd: str, guilds: Iterable[str]
 def local_seed(guilds: Iterable[str]) -> dict[str, Any]:
     """The emulator's default seed plus ``guilds``, which its user may manage.
 
-    So that any manifest plans and applies locally, whatever its guild ids;
-    for the same reason the local application supports both installation
-    contexts (guild and user install), so user-installable commands apply.
+    So that any manifest plans and applies locally, whatever its guild ids (its
+    application takes guild and user install, as the default seed's does).
     """
     from cmdsync.emulator.seed import default_seed
 
     data = default_seed()
-    for application in data["applications"]:
-        application["integration_types"] = ["guild_install", "user_install"]
     known = {str(g["id"]) for g in data["guilds"]}
     data["guilds"] += [{"id": g, "name": "Local guild"} for g in sorted(set(guilds) - known)]
     every = sorted(known | set(guilds))

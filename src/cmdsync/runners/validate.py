@@ -21,6 +21,7 @@ from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.state import manifest_application_id
 from cmdsync.state.application import AppInfo, app_info
 from cmdsync.validate import ValidationResult, validate_paths
+from cmdsync.validate.check import wanted
 
 if TYPE_CHECKING:
     from cmdsync.manifest.entries import ManifestSet
@@ -39,25 +40,6 @@ class ValidationRun:
     validation: ValidationResult
     application: AppInfo | None = None
     notes: tuple[str, ...] = ()
-
-
-def validate(paths: list[str], *, select: Collection[str] = (), ignore: Collection[str] = (),
-             connection: Connection | None = None, env: Mapping[str, str] | None = None,
-             cwd: str | None = None, copy_global_to: CopyTarget | None = None
-             ) -> ValidationRun:
-    """Validate ``paths``: offline without ``connection``, else online (see the module docstring).
-
-    ``copy_global_to``: the environment's, whose copy is checked too
-    (:func:`with_copy`). Raises :class:`~cmdsync.errors.CmdsyncError` (online
-    only) for missing credentials or a refused read of the application.
-    """
-    if connection is None:  # offline: an unset ${VAR} is a placeholder
-        result = validate_paths(paths, select=select, ignore=ignore, env=env,
-                                placeholders=True)
-        return ValidationRun(with_copy(result, copy_global_to))
-    run = validate_online(paths, connection=connection, select=select, ignore=ignore,
-                          env=env, cwd=cwd)
-    return ValidationRun(with_copy(run.validation, copy_global_to), run.application, run.notes)
 
 
 @dataclass(frozen=True)
@@ -89,8 +71,9 @@ def validate_sets(sets: list[FileSet], *, project: Project | None,
     from cmdsync.runners.project import copy_target, environment_for
 
     env = os.environ if env is None else env
-    application = read_current_application(connection, env=env, cwd=cwd) \
-        if connection is not None else None
+    online = sets[0].variables if sets and sets[0].variables is not None else env
+    application = read_current_application(connection, env=online, cwd=cwd) \
+        if connection is not None else None  # the one environment's application and URL
     runs: dict[Any, tuple[list[str | None], ValidationResult]] = {}
     for group in sets:
         chosen = group.environment
@@ -107,9 +90,9 @@ def validate_sets(sets: list[FileSet], *, project: Project | None,
         result = validate_paths(list(group.paths), select=select, ignore=ignore,
                                 env=variables, placeholders=application is None,
                                 application=application)
-        result = with_copy(result, copy)
+        result = with_copy(result, copy, select=select, ignore=ignore)
         if copy is None and chosen is not None and chosen.copy_global_to is not None \
-                and project is not None:
+                and project is not None and wanted("CS004", select, ignore):
             result.diagnostics = sorted([*result.diagnostics, _copy_unresolved(project, chosen)],
                                         key=Diagnostic.sort_key)
         runs[alike] = ([name], result)
@@ -173,13 +156,15 @@ def _add_documents(into: ManifestSet, manifest: ManifestSet, seen: set[str]) -> 
     into.permissions += [entry for entry in manifest.permissions if id(entry.doc) in new]
 
 
-def with_copy(result: ValidationResult, copy: CopyTarget | None) -> ValidationResult:
+def with_copy(result: ValidationResult, copy: CopyTarget | None, *,
+              select: Collection[str] = (), ignore: Collection[str] = ()) -> ValidationResult:
     """``result`` with the problems of copying its global commands to ``copy``'s guild
-    (:func:`copy_diagnostics`); ``result`` itself when there is no copy or nothing
-    to say."""
+    (:func:`copy_diagnostics`), those ``--select`` and ``--ignore`` keep; ``result``
+    itself when there is no copy or nothing to say."""
     if copy is None or result.manifest is None:
         return result
-    extra = copy_diagnostics(result.manifest, copy)
+    extra = [d for d in copy_diagnostics(result.manifest, copy)
+             if wanted(d.rule, select, ignore)]
     if not extra:
         return result
     return replace(result, diagnostics=sorted([*result.diagnostics, *extra],

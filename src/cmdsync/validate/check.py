@@ -105,7 +105,7 @@ def validate_documents(documents: list[Document], *,
     manifest = collect([doc for doc in documents if doc.data is not None])
     diagnostics.extend(run_rules(manifest, select=select, ignore=ignore,
                                  application=application))
-    diagnostics = [d for d in diagnostics if _wanted(d.rule, select, ignore)]
+    diagnostics = [d for d in diagnostics if wanted(d.rule, select, ignore)]
     diagnostics = sorted(set(diagnostics), key=Diagnostic.sort_key)
     return ValidationResult([doc.file for doc in documents], diagnostics, manifest)
 
@@ -123,7 +123,7 @@ def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
     found: list[Diagnostic] = []
     alone: PerCommand | None = None
     for rule in all_rules():
-        if not _wanted(rule.id, select, ignore):
+        if not wanted(rule.id, select, ignore):
             continue
         if rule.check is not None and not only_application:
             if rule.per_command:
@@ -179,7 +179,7 @@ def validate_api_commands(items: Any, *, scope: str, ignore: Collection[str] = (
     and the rules across commands (duplicates, counts) see every item.
     """
     doc = Document(file="<request>", kind="json", data=items, positions={})
-    found = [d for d in check_document(doc) if _wanted(d.rule, (), ignore)]
+    found = [d for d in check_document(doc) if wanted(d.rule, (), ignore)]
     if isinstance(items, list):
         entries = [CommandEntry(doc, (i,), item, scope, raw=True)
                    for i, item in enumerate(items) if isinstance(item, dict)]
@@ -231,7 +231,8 @@ def validate_paths(paths: Collection[str], *, select: Collection[str] = (),
     return result
 
 
-def _wanted(rule_id: str, select: Collection[str], ignore: Collection[str]) -> bool:
+def wanted(rule_id: str, select: Collection[str], ignore: Collection[str]) -> bool:
+    """Whether ``--select`` and ``--ignore`` keep the diagnostics of ``rule_id``."""
     if select and not any(rule_id.startswith(s) for s in select):
         return False
     return not any(rule_id.startswith(i) for i in ignore)

@@ -148,21 +148,7 @@ def state_file(emulator: Emulator) -> str:
 def _log_row(entry: LogEntry) -> dict[str, Any]:
     row = dataclasses.asdict(entry)
     row["bucket"] = _BUCKETS.get(entry.route, "")
-    row["path"] = _without_token(entry.path, entry.route)
     return row
-
-
-def _without_token(path: str, route: str) -> str:
-    """``path`` with the segment the route's ``{interaction_token}`` matched hidden."""
-    template = route.partition(" ")[2].strip("/").split("/")
-    if "{interaction_token}" not in template:
-        return path
-    parts = path.strip("/").split("/")
-    offset = len(parts) - len(template)
-    index = offset + template.index("{interaction_token}")
-    if 0 <= offset and index < len(parts):
-        parts[index] = "{interaction_token}"
-    return "/" + "/".join(parts)
 
 
 def _exchanges(emulator: Emulator, app_id: str | None) -> list[dict[str, Any]]:

@@ -191,18 +191,18 @@ async def submit(request: Request) -> Response:
             interactions.invoke, emulator.store, invocation, now=emulator.clock(),
             limits=emulator.limits, gateway=emulator.gateway)
     except Refused as exc:
-        return _json(request, {"refused": f"The client would not send it: {exc}"})
+        return web.json_answer(request, {"refused": f"The client would not send it: {exc}"})
     except ErrorReply as exc:
-        return _json(request, {"refused": f"Discord answered {exc.status} {exc.code}: "
+        return web.json_answer(request, {"refused": f"Discord answered {exc.status} {exc.code}: "
                                f"{exc.message} (run it again: the client now has the new "
                                "version)"})
     interaction_id = result["interaction"]["id"]
     if invocation.autocomplete:
         data = (result.get("response") or {}).get("data") or {}
-        return _json(request, {"interaction": interaction_id, "failure": result["failure"],
+        return web.json_answer(request, {"interaction": interaction_id, "failure": result["failure"],
                                "choices": [{"name": c.get("name"), "value": c.get("value")}
                                            for c in data.get("choices") or []]})
-    return _json(request, {"interaction": interaction_id, "failure": result["failure"]})
+    return web.json_answer(request, {"interaction": interaction_id, "failure": result["failure"]})
 
 
 def _command(emulator: Emulator, form: Mapping[str, Any]) -> StoredCommand | None:
@@ -216,10 +216,6 @@ def _command(emulator: Emulator, form: Mapping[str, Any]) -> StoredCommand | Non
             if found is not None:
                 return found
     return None
-
-
-def _json(request: Request, body: dict[str, Any]) -> Response:
-    return web.json_answer(request, body)
 
 
 # -- the page --------------------------------------------------------------------------

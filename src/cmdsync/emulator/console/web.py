@@ -34,7 +34,6 @@ from cmdsync.emulator.console import markdown, redact
 from cmdsync.emulator.instance import Emulator
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL, LOADING
 
-HIDDEN = redact.HIDDEN
 INTERACTION_TOKEN = "(the interaction token, hidden)"
 # Discord's client links an embed's url to the web only; its image and thumbnail may be
 # an uploaded file too (attachment://name).

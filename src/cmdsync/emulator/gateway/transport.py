@@ -87,11 +87,14 @@ def refusal(websocket: WebSocket) -> str | None:
     """Why an upgrade is refused (a foreign ``Host`` or ``Origin``), or None."""
     host = (websocket.url.hostname or "").lower().rstrip(".")
     if not (loopback(host) or host in websocket.app.state.admin_hosts):
-        return f"host {host[:100] or '(none)'!r} is not this emulator's address"
+        return (f"host {host[:100] or '(none)'!r} is not this emulator's address: connect "
+                "by localhost, 127.0.0.1 or [::1], or start the emulator with --host "
+                "set to that name")
     origin = websocket.headers.get("origin")
     own = f"{_HTTP.get(websocket.url.scheme, 'http')}://{websocket.url.netloc}"
     if origin is not None and origin.lower() != own.lower():
-        return f"origin {origin[:100]!r} is a page this emulator did not serve"
+        return (f"origin {origin[:100]!r} is a page this emulator did not serve: a bot "
+                "connects without an Origin header")
     return None
 
 
