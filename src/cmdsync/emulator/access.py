@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ipaddress
 
+from starlette.requests import HTTPConnection
+
 from cmdsync.emulator import error_replies
 from cmdsync.emulator.database import Application, Store, Token
 from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
@@ -83,3 +85,12 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def foreign_host(connection: HTTPConnection) -> str | None:
+    """The host a request or websocket names (its ``Host`` header's name, lower case),
+    when that is not a loopback name nor one the emulator was started on
+    (``app.state.admin_hosts``: a DNS-rebinding page names its own); None when it is
+    the emulator's own."""
+    host = (connection.url.hostname or "").lower().rstrip(".")
+    return None if loopback(host) or host in connection.app.state.admin_hosts else host

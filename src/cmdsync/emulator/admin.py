@@ -77,7 +77,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from cmdsync.emulator import interactions, messages, strict_json
-from cmdsync.emulator.access import loopback as _loopback
+from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.gateway import rest as gateway_rest
 from cmdsync.emulator.instance import Emulator
@@ -139,8 +139,8 @@ def _guarded(handler: Handler) -> Handler:
     """Refuse requests for another host (DNS rebinding), cross-origin calls, bodies of
     a simple content type, and large bodies."""
     async def guarded(request: Request) -> Response:
-        host = (request.url.hostname or "").lower().rstrip(".")
-        if not (_loopback(host) or host in request.app.state.admin_hosts):
+        host = foreign_host(request)
+        if host is not None:
             return _bad(f"the admin API answers only requests for localhost, 127.0.0.1, [::1] "
                         f"or the host it listens on, not {host or 'no host'!r}: call it by "
                         "one of those", 403)

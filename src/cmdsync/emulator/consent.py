@@ -47,7 +47,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from cmdsync.emulator import grants
-from cmdsync.emulator.access import loopback
+from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.database import Application
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.oauth import AUTHORIZE_SCOPES
@@ -102,8 +102,8 @@ class _Target:
 async def authorize(request: Request) -> Response:
     """``GET`` (the page) or ``POST`` (the user's decision) ``/oauth2/authorize``."""
     emulator: Emulator = request.app.state.emulator
-    host = (request.url.hostname or "").lower().rstrip(".")
-    if not (loopback(host) or host in request.app.state.admin_hosts):
+    host = foreign_host(request)
+    if host is not None:
         response: Response = _error_page(
             f"This page answers only requests for localhost, 127.0.0.1, [::1] or the host "
             f"the emulator listens on, not {host or 'no host'!r}: open it by one of those "

@@ -27,7 +27,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cmdsync.emulator.access import loopback
+from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.instance import Emulator
 
 POLL = 0.2  # seconds between two looks at the state
@@ -45,8 +45,7 @@ def fingerprint(emulator: Emulator) -> Any:
 
 def allowed(websocket: WebSocket) -> bool:
     """The admin API's host and origin checks (:func:`cmdsync.emulator.admin._guarded`)."""
-    host = (websocket.url.hostname or "").lower().rstrip(".")
-    if not (loopback(host) or host in websocket.app.state.admin_hosts):
+    if foreign_host(websocket) is not None:
         return False
     origin = websocket.headers.get("origin")
     own = f"http://{websocket.headers.get('host', '')}"

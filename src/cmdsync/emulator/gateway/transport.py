@@ -43,7 +43,7 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cmdsync.emulator.access import loopback
+from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.gateway.connection import Connection
 from cmdsync.emulator.gateway.hub import Gateway, Outlet
 from cmdsync.emulator.gateway.protocol import API_VERSIONS, Close, Closed
@@ -85,8 +85,8 @@ def _query_problem(query: Any) -> Closed | None:
 
 def refusal(websocket: WebSocket) -> str | None:
     """Why an upgrade is refused (a foreign ``Host`` or ``Origin``), or None."""
-    host = (websocket.url.hostname or "").lower().rstrip(".")
-    if not (loopback(host) or host in websocket.app.state.admin_hosts):
+    host = foreign_host(websocket)
+    if host is not None:
         return (f"host {host[:100] or '(none)'!r} is not this emulator's address: connect "
                 "by localhost, 127.0.0.1 or [::1], or start the emulator with --host "
                 "set to that name")
