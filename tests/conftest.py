@@ -101,3 +101,21 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             f"faults survived: {sum(survived)} injected faults and 429s across "
             f"{len(survived)} apply runs under fault injection (tests/apply/test_faults.py)")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_configuration_above_the_tests(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """cmdsync looks for cmdsync.toml (or [tool.cmdsync]) in the working directory and
+    each parent, as ruff does: one left above the tests' temporary directories would
+    change what every test that runs cmdsync there does. Say so instead."""
+    from cmdsync.errors import CmdsyncError
+    from cmdsync.runners.project import find_config
+
+    base = tmp_path_factory.getbasetemp()
+    try:
+        found = find_config(str(base))
+    except CmdsyncError as exc:
+        pytest.exit(f"a configuration above {base} cannot be read: {exc}", returncode=4)
+    if found is not None:
+        pytest.exit(f"{found.path} is a cmdsync configuration above the tests' temporary "
+                    f"directory {base}: the tests would read it; move it away", returncode=4)

@@ -92,7 +92,7 @@ def _until_closed(connection: socket.socket) -> bytes:
     try:
         while chunk := connection.recv(4096):
             found += chunk
-    except OSError:
+    except ConnectionResetError:  # closed by the listener; a timeout is not a close
         pass
     return found
 

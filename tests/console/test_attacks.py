@@ -26,6 +26,7 @@ from urllib.parse import unquote, unquote_plus
 import httpx
 from starlette.responses import JSONResponse, Response
 
+from cmdsync.emulator import Limits
 from cmdsync.emulator.seed import APPLICATION_ID, CHANNEL_ID, GUILD_ID, default_seed
 from tests.support.bot import StandInBot, serve
 from tests.support.emulator import FakeClock, emulator, http_client, http_server
@@ -55,7 +56,9 @@ def served(data: dict[str, Any], answer: Answer) -> Iterator[httpx.Client]:
     interactions endpoint answering ``answer``; a client of the emulator's root, the
     bot's ``Authorization`` header set."""
     bot = {"Authorization": f"Bot {data['applications'][0]['bot_token']}"}
-    with http_server(emulator(clock=FakeClock(), seed=data)) as base, \
+    # a generous interaction deadline (real seconds): a busy machine never fails a bot
+    with http_server(emulator(clock=FakeClock(), seed=data,
+                              limits=Limits(interaction_deadline=30))) as base, \
             http_client(base, headers=bot) as site:
         verify_key = site.get("/api/v10/applications/@me").json()["verify_key"]
         with serve(StandInBot(verify_key)) as stand_in:

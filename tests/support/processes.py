@@ -14,7 +14,8 @@ from pathlib import Path
 
 def environment(env: Mapping[str, str] | None) -> dict[str, str]:
     # SYSTEMROOT: Python does not start on Windows without it; TEMP, TMP: its TMPDIR
-    kept = ("PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "TEMP", "TMP")
+    kept = ("PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "TEMP", "TMP",
+            "CMDSYNC_CONFIG_DIR")  # tests/conftest.py's: never the user's login store
     base = {k: v for k, v in os.environ.items() if k in kept}
     return {**base, "NO_COLOR": "1", **(env or {})}
 
