@@ -17,7 +17,7 @@ Ctrl-C exits 130.
 Problems found in a manifest are not exceptions but values,
 :class:`~cmdsync.manifest.diagnostics.Diagnostic`, collected and reported
 together (``validate`` exits 1 when any is an error). The emulator's error
-responses are :class:`~cmdsync.emulator.error_replies.ErrorReply`, what it
+responses are :class:`~cmdsync.emulator.reference.error_replies.ErrorReply`, what it
 answers on the wire, not exceptions cmdsync's own code raises to the user.
 
 Client messages name the method, path, status and Discord's own ``code``

@@ -39,11 +39,11 @@ from cmdsync.apply.result import ApplyResult, ChangeResult, ChangeStatus
 from cmdsync.apply.strategy import Strategy
 from cmdsync.client.http import ClientConfig
 from cmdsync.emulator.app import create_app
-from cmdsync.emulator.commands import Limits
-from cmdsync.emulator.faults import FaultConfig
+from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.reference.faults import FaultConfig
+from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.throttle import RateLimitConfig
 from cmdsync.errors import CmdsyncError
 from cmdsync.plan import Action, Plan
 from cmdsync.render.apply import summary, to_document, to_text

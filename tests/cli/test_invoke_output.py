@@ -20,9 +20,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from cmdsync.emulator import Limits, create_app
-from cmdsync.emulator.seed import BOT_TOKEN
+from cmdsync.emulator.interactions.signing import verify
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.signing import verify
+from cmdsync.emulator.store.seed import BOT_TOKEN
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import GUILD, GUILD_COMMANDS, chat, emulator, http_client, option
 

@@ -18,8 +18,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from cmdsync.emulator import Limits, create_app
-from cmdsync.emulator.seed import BOT_TOKEN, parse_seed
 from cmdsync.emulator.server import BackgroundServer, serve
+from cmdsync.emulator.store.seed import BOT_TOKEN, parse_seed
 from cmdsync.errors import UsageError
 from cmdsync.render import console
 from cmdsync.runners.invoke import Request as InvokeRequest
@@ -96,7 +96,7 @@ def deferring() -> Iterator[str]:
                             else {"type": 5})
 
     async def refuse_unsigned(request: Request) -> JSONResponse:
-        from cmdsync.emulator.signing import verify
+        from cmdsync.emulator.interactions.signing import verify
 
         body = await request.body()
         if not verify(key, body, request.headers["x-signature-timestamp"],

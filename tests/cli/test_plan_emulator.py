@@ -17,9 +17,9 @@ import pytest
 
 from cmdsync.client import endpoints
 from cmdsync.client.http import DiscordClient
-from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.throttle import RateLimitConfig
+from cmdsync.emulator.reference.rate_limits import RateLimitConfig
+from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.manifest.entries import collect
 from cmdsync.manifest.loader import load_file, load_text
 from cmdsync.plan import Action, FieldChange, Plan, diff

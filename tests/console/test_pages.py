@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from cmdsync.emulator import signing
-from cmdsync.emulator.seed import (
+from cmdsync.emulator.interactions import signing
+from cmdsync.emulator.store.seed import (
     APPLICATION_ID,
     BOT_TOKEN,
     CLIENT_SECRET,

@@ -16,10 +16,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from cmdsync.emulator import create_app
 from cmdsync.emulator.console import markdown, run, views
-from cmdsync.emulator.database import StoredCommand
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.invocation import Invocation
-from cmdsync.emulator.seed import (
+from cmdsync.emulator.interactions.invocation import Invocation
+from cmdsync.emulator.reference.rate_limits import RateLimitConfig
+from cmdsync.emulator.store.database import StoredCommand
+from cmdsync.emulator.store.seed import (
     ADMIN_ROLE_ID,
     APPLICATION_ID,
     BOT_TOKEN,
@@ -28,7 +29,6 @@ from cmdsync.emulator.seed import (
     MEMBER_ID,
     USER_ID,
 )
-from cmdsync.emulator.throttle import RateLimitConfig
 from tests.support.bot import StandInBot, serve
 from tests.support.emulator import BOT, EMBEDDED_SEED, USER, FakeClock, emulator
 
@@ -473,7 +473,8 @@ def test_an_undelivered_interaction_says_why_in_the_log(client: TestClient) -> N
 def test_a_failure_is_kept_in_the_state_file(tmp_path: Any) -> None:
     """``cmdsync invoke --local`` and ``cmdsync emulator --local`` are two processes on one
     state file: the failure one records, the other reads."""
-    from cmdsync.emulator import interactions, new_emulator
+    from cmdsync.emulator import new_emulator
+    from cmdsync.emulator.interactions import responses as interactions
 
     state = str(tmp_path / "local.sqlite")
     runner, console = new_emulator(state=state), new_emulator(state=state)

@@ -25,7 +25,8 @@ import pytest
 import yaml
 
 from cmdsync.emulator import Limits, create_app, new_emulator
-from cmdsync.emulator.seed import (
+from cmdsync.emulator.server import BackgroundServer
+from cmdsync.emulator.store.seed import (
     ADMIN_ROLE_ID,
     APPLICATION_ID,
     BOT_TOKEN,
@@ -33,7 +34,6 @@ from cmdsync.emulator.seed import (
     GUILD_ID,
     default_seed,
 )
-from cmdsync.emulator.server import BackgroundServer
 from tests.support.browser import launched
 from tests.support.cli import clean_environment
 from tests.support.hikari import RunningBot, example_bot

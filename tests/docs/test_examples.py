@@ -26,8 +26,8 @@ import yaml
 
 from cmdsync.cli import app
 from cmdsync.emulator import create_app, new_emulator
-from cmdsync.emulator.seed import parse_seed
 from cmdsync.emulator.server import BackgroundServer, banner
+from cmdsync.emulator.store.seed import parse_seed
 from cmdsync.state.application import AppInfo
 from cmdsync.validate import validate_paths
 from cmdsync.validate.rules import all_rules

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Limits
-from cmdsync.emulator.form_body import NAME_LENGTH
+from cmdsync.emulator.reference.form_body import NAME_LENGTH
 from cmdsync.validate import validate_api_commands
 from tests.support.emulator import (
     APP,

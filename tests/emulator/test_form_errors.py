@@ -1,5 +1,5 @@
 """The mapping from cmdsync diagnostics (rule id + JSON pointer) to Discord's
-nested 50035 ``errors`` (cmdsync.emulator.form_body), without HTTP."""
+nested 50035 ``errors`` (cmdsync.emulator.reference.form_body), without HTTP."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from cmdsync.emulator.commands import NOT_ENFORCED
-from cmdsync.emulator.form_body import DEFAULT_LEAF_CODE, LEAF_CODES, invalid_form_body, nest
+from cmdsync.emulator.application_commands.commands import NOT_ENFORCED
+from cmdsync.emulator.reference.form_body import (
+    DEFAULT_LEAF_CODE,
+    LEAF_CODES,
+    invalid_form_body,
+    nest,
+)
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 from cmdsync.validate.rules import all_rules
 
@@ -30,7 +35,7 @@ def leaf(code: str, message: str = "why") -> dict[str, Any]:
 
 def test_every_enforced_error_rule_has_a_leaf_code() -> None:
     # Rules that need the application (CS6xx) the emulator enforces itself, with
-    # Discord's wording (cmdsync.emulator.commands.validate).
+    # Discord's wording (cmdsync.emulator.application_commands.commands.validate).
     enforced = [rule.id for rule in all_rules()
                 if rule.severity is Severity.ERROR
                 and rule.checked_by not in ("loader", "application")

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from cmdsync.emulator import new_emulator
-from cmdsync.emulator.database import Store
+from cmdsync.emulator.store.database import Store
 from tests.support.emulator import (
     APP,
     BOT,

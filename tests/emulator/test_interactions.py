@@ -23,8 +23,8 @@ from starlette.routing import Route
 
 from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.interactions.signing import verify
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.signing import verify
 from tests.support.emulator import (
     APP,
     BOT,

@@ -9,8 +9,14 @@ import httpx
 import pytest
 
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.invocation import Invocation, Prepared, Refused, parse_line, prepare
-from cmdsync.emulator.seed import ADMIN_ROLE_ID, CHANNEL_ID, MEMBER_ID, default_seed
+from cmdsync.emulator.interactions.invocation import (
+    Invocation,
+    Prepared,
+    Refused,
+    parse_line,
+    prepare,
+)
+from cmdsync.emulator.store.seed import ADMIN_ROLE_ID, CHANNEL_ID, MEMBER_ID, default_seed
 from tests.support.emulator import (
     APP,
     BOT,

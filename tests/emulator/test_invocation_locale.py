@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
-from cmdsync.emulator.command_line import shown_name
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.invocation import Invocation, Prepared, Refused, prepare
-from cmdsync.emulator.seed import MEMBER_ID
+from cmdsync.emulator.interactions.command_line import shown_name
+from cmdsync.emulator.interactions.invocation import Invocation, Prepared, Refused, prepare
+from cmdsync.emulator.store.seed import MEMBER_ID
 from tests.support.emulator import (
     APP,
     BOT,

@@ -107,7 +107,7 @@ def tell_when_delivered(monkeypatch: Any) -> threading.Event:
     """An event set once the emulator has posted an interaction to a bot's endpoint and
     read its answer (``delivery.post_signed`` patched with ``monkeypatch``): a bot that
     calls back only after its empty answer waits on it."""
-    from cmdsync.emulator import delivery
+    from cmdsync.emulator.interactions import delivery
 
     delivered = threading.Event()
     post_signed = delivery.post_signed

@@ -15,10 +15,10 @@ bodies from diagnostics), ``errors``, ``store`` (SQLite), ``seed``,
 """
 
 from cmdsync.emulator.app import create_app
-from cmdsync.emulator.commands import Limits
-from cmdsync.emulator.faults import FaultConfig
+from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.throttle import RateLimitConfig
+from cmdsync.emulator.reference.faults import FaultConfig
+from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 
 __all__ = ["Emulator", "FaultConfig", "Limits", "RateLimitConfig", "create_app",
            "new_emulator"]

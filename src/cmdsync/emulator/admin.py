@@ -7,7 +7,7 @@ No authentication; faults and rate limits never apply here.
   the address of its documentation.
 - ``POST /_emulator/reset``: forget every command, overwrite, token and count,
   clear the request log, and apply the seed again; a non-empty body (a seed in
-  YAML or JSON, see :mod:`cmdsync.emulator.seed`) replaces the seed first.
+  YAML or JSON, see :mod:`cmdsync.emulator.store.seed`) replaces the seed first.
 - ``POST /_emulator/seed``: add a seed's applications, guilds (with their
   fixtures) and users; it may leave applications out and name users,
   roles and channels the emulator has already; applications already there
@@ -24,17 +24,17 @@ No authentication; faults and rate limits never apply here.
   permission overwrite and daily create count.
 - ``POST /_emulator/interactions``: run a command as a user in the client
   would (what ``cmdsync invoke`` sends; the body is an
-  :class:`~cmdsync.emulator.invocation.Invocation` as JSON, e.g.
+  :class:`~cmdsync.emulator.interactions.invocation.Invocation` as JSON, e.g.
   ``{"application_id": "1...", "line": "/ping", "guild_id": "2..."}``):
   200 ``{"interaction", "response", "failure", "messages"}``
-  (:func:`cmdsync.emulator.interactions.invoke`); 400 ``{"message",
+  (:func:`cmdsync.emulator.interactions.responses.invoke`); 400 ``{"message",
   "code": 0}`` when the client would refuse it, saying why; 400 code 50035
   for an outdated global command (read-repair).
 - ``GET /_emulator/interactions/{id}``: that exchange now (follow-ups
   included).
 - ``GET /_emulator/messages[?channel_id=ID][&after=ID]``: ``{"messages":
   [...]}``, the messages bots sent through the channel message routes
-  (:mod:`cmdsync.emulator.messages`), oldest first, as they are now (edits
+  (:mod:`cmdsync.emulator.resources.messages`), oldest first, as they are now (edits
   applied, deleted ones gone); ``after`` keeps those with a larger id (sent
   later: ``after`` an interaction's id gives what its handler sent). A reset
   forgets them.
@@ -76,13 +76,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cmdsync.emulator import interactions, messages, strict_json
-from cmdsync.emulator.access import foreign_host
-from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.gateway import rest as gateway_rest
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.invocation import Invocation, Refused
-from cmdsync.emulator.seed import parse_seed
+from cmdsync.emulator.interactions import responses as interactions
+from cmdsync.emulator.interactions.invocation import Invocation, Refused
+from cmdsync.emulator.reference import strict_json
+from cmdsync.emulator.reference.access import foreign_host
+from cmdsync.emulator.reference.error_replies import ErrorReply
+from cmdsync.emulator.resources import messages
+from cmdsync.emulator.store.seed import parse_seed
 from cmdsync.errors import UsageError
 
 Handler = Callable[[Request], Awaitable[Response]]

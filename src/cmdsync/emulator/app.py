@@ -2,10 +2,10 @@
 
 :func:`create_app` serves an :class:`~cmdsync.emulator.instance.Emulator`:
 Discord's endpoints (:data:`cmdsync.emulator.routes.ROUTES`, and OAuth2's
-``POST /oauth2/token`` and ``/oauth2/token/revoke``: :mod:`cmdsync.emulator.oauth`)
+``POST /oauth2/token`` and ``/oauth2/token/revoke``: :mod:`cmdsync.emulator.oauth2.tokens`)
 under ``/api/v10`` (also ``/api/v9`` and ``/api``), the OAuth2 consent page
 ``/oauth2/authorize`` at the root and under those prefixes
-(:mod:`cmdsync.emulator.consent`), the admin API under ``/_emulator/``
+(:mod:`cmdsync.emulator.oauth2.consent`), the admin API under ``/_emulator/``
 (:mod:`cmdsync.emulator.admin`), and the web console under ``/console/``, where
 the root URL leads (:mod:`cmdsync.emulator.console`).
 
@@ -33,14 +33,17 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from cmdsync.emulator import access, admin, consent, console, error_replies, oauth, request_body
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.database import Token
-from cmdsync.emulator.faults import Draw, InjectedFault
+from cmdsync.emulator import admin, console
 from cmdsync.emulator.gateway import transport as gateway_transport
 from cmdsync.emulator.instance import Emulator, LogEntry, ratelimit_headers
+from cmdsync.emulator.oauth2 import consent
+from cmdsync.emulator.oauth2 import tokens as oauth
+from cmdsync.emulator.reference import access, error_replies, request_body
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.faults import Draw, InjectedFault
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
+from cmdsync.emulator.store.database import Token
 
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
 IN_PROCESS_HOST = "cmdsync.local"  # the host of `cmdsync invoke --local`'s base URL
@@ -167,7 +170,7 @@ async def _read_body(request: Request, route: ApiRoute, limit: int
     NaN, infinities and nesting deeper than :data:`strict_json.MAX_DEPTH`
     are refused as invalid JSON too. Routes with ``forms`` take
     multipart/form-data and form-urlencoded bodies too
-    (:mod:`cmdsync.emulator.request_body`).
+    (:mod:`cmdsync.emulator.reference.request_body`).
     """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:

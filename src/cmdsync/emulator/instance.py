@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cmdsync.emulator.commands import Limits
-from cmdsync.emulator.database import Store, opening
-from cmdsync.emulator.faults import FaultConfig, Faults
+from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
-from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
-from cmdsync.emulator.throttle import RateLimitConfig, RateLimiter
+from cmdsync.emulator.reference.faults import FaultConfig, Faults
+from cmdsync.emulator.reference.rate_limits import RateLimitConfig, RateLimiter
+from cmdsync.emulator.store.database import Store, opening
+from cmdsync.emulator.store.seed import apply_seed, check_seed, default_seed
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class Emulator:
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the
         current state; applications already there keep their settings, guilds and
-        fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.seed`).
+        fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.store.seed`).
         Members added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
         check_seed(seed, complete=False)
         before = members.snapshot(self.gateway, [str(g["id"]) for g in seed.get("guilds") or []])
@@ -165,7 +165,7 @@ def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,
     applied (the default seed when None). Applying a seed to a state file
     that has it already changes nothing; commands and application settings
     in the file are kept. A state file is opened and seeded under its lock
-    (:func:`~cmdsync.emulator.database.opening`), so processes starting on
+    (:func:`~cmdsync.emulator.store.database.opening`), so processes starting on
     one new file at once do not collide."""
     seed = seed if seed is not None else default_seed()
     check_seed(seed)

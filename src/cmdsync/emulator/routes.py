@@ -1,16 +1,16 @@
 """The command endpoints, and the table of every Discord route the emulator serves.
 
 Paths and semantics: Discord's "Application Commands" documentation (endpoints); the identity endpoints (``/users/@me``,
-``/applications/@me`` ...) are in :mod:`cmdsync.emulator.identity`, the interaction
-routes in :mod:`cmdsync.emulator.interactions`, users, members, channels and roles in
-:mod:`cmdsync.emulator.guilds`, channel messages in :mod:`cmdsync.emulator.messages`.
+``/applications/@me`` ...) are in :mod:`cmdsync.emulator.resources.identity`, the interaction
+routes in :mod:`cmdsync.emulator.interactions.responses`, users, members, channels and roles in
+:mod:`cmdsync.emulator.resources.guilds`, channel messages in :mod:`cmdsync.emulator.resources.messages`.
 Each :class:`Route` names its handler, its rate-limit bucket (routes sharing a
 bucket share a limit; as on Discord, listing and bulk-overwriting a scope's
 commands share one) and whether it is a read or a write (for the request log's
 counts).
 
 The two routes that answer with a scope's commands answer with their JSON
-already encoded (bytes, from :func:`cmdsync.emulator.bodies.commands_json`): each
+already encoded (bytes, from :func:`cmdsync.emulator.application_commands.bodies.commands_json`): each
 command's JSON is made once per version, and a listing once per version of the
 scope.
 """
@@ -19,23 +19,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmdsync.emulator import (
-    bodies,
-    commands,
-    error_replies,
-    guilds,
-    identity,
-    interactions,
-    messages,
+from cmdsync.emulator.application_commands import bodies, commands
+from cmdsync.emulator.application_commands.overwrites import (
+    get_permissions,
+    guild_permissions,
+    put_permissions,
 )
-from cmdsync.emulator.call import Call, Handler, Reply
 from cmdsync.emulator.gateway.rest import get_gateway, get_gateway_bot
-from cmdsync.emulator.overwrites import get_permissions, guild_permissions, put_permissions
+from cmdsync.emulator.interactions import responses as interactions
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.call import Call, Handler, Reply
+from cmdsync.emulator.resources import guilds, identity, messages
 
 
 def list_commands(call: Call) -> Reply:
     """GET .../commands[?with_localizations=true]: made once per version of the scope
-    (:meth:`~cmdsync.emulator.database.Store.scope_version`) and way of asking."""
+    (:meth:`~cmdsync.emulator.store.database.Store.scope_version`) and way of asking."""
     localizations, locale = call.with_localizations(), call.locale()
     with call.scope() as scope:
         store, app = scope.store, scope.app
@@ -88,7 +87,7 @@ class Route:
     ``auth`` False: no ``Authorization`` (the interaction routes, where the
     interaction token in the path is the credential). ``forms``: the body may
     be multipart/form-data or form-urlencoded with ``payload_json`` too
-    (:mod:`cmdsync.emulator.request_body`), as on Discord's message routes.
+    (:mod:`cmdsync.emulator.reference.request_body`), as on Discord's message routes.
     """
 
     path: str

@@ -4,7 +4,7 @@
 /_emulator/interactions`` (served, from ``--api-url``, or in-process with
 ``--local``), which checks it as the client would, builds the interaction,
 signs it and POSTs it to the application's interactions endpoint
-(:mod:`cmdsync.emulator.interactions`). With ``endpoint`` it first sets the
+(:mod:`cmdsync.emulator.interactions.responses`). With ``endpoint`` it first sets the
 application's ``interactions_endpoint_url`` (``PATCH /applications/@me``
 with the bot token, which the emulator verifies with signed PINGs). With
 ``wait`` (seconds) it then polls ``GET /_emulator/interactions/{id}`` for
@@ -162,7 +162,7 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
 
 def check_request(request: Request, application_id: str | None) -> None:
     """Refuse, as usage errors, what is wrong with the request itself (before any I/O)."""
-    from cmdsync.emulator.invocation import Refused, parse_line
+    from cmdsync.emulator.interactions.invocation import Refused, parse_line
 
     for label, value in (("--guild", request.guild), ("--channel", request.channel),
                          ("--user", request.user), ("--application-id", application_id)):
@@ -195,9 +195,9 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
     """A client whose base URL is the emulator's origin, and where the bot token comes
     from (read only for ``--endpoint``)."""
     if connection.local:
-        from cmdsync.emulator import seed
         from cmdsync.emulator.app import create_app
         from cmdsync.emulator.instance import new_emulator
+        from cmdsync.emulator.store import seed
         from cmdsync.manifest.files import work_directory
 
         work_directory(cwd)  # a clear error when a file holds the name

@@ -59,7 +59,7 @@ class Session:
 
 def local_application_id() -> str:
     """The local emulator's application (``111111111111111111``)."""
-    from cmdsync.emulator.seed import APPLICATION_ID
+    from cmdsync.emulator.store.seed import APPLICATION_ID
 
     return APPLICATION_ID
 
@@ -199,7 +199,7 @@ def saved_plan_key(connection: Connection, env: Mapping[str, str] | None = None,
 
 def _published(secret: str) -> bool:
     """Whether ``secret`` is one of the emulator's published test credentials."""
-    from cmdsync.emulator import seed
+    from cmdsync.emulator.store import seed
 
     return secret in (seed.BOT_TOKEN, seed.CLIENT_SECRET, seed.USER_TOKEN)
 
@@ -209,9 +209,9 @@ async def _local_session(config: ClientConfig, cwd: str, guilds: Iterable[str]
                          ) -> AsyncIterator[Session]:
     import httpx
 
-    from cmdsync.emulator import seed
     from cmdsync.emulator.app import create_app
     from cmdsync.emulator.instance import new_emulator
+    from cmdsync.emulator.store import seed
     from cmdsync.manifest.files import work_directory
 
     work_directory(cwd)  # a clear error when a file holds the name
@@ -234,7 +234,7 @@ def local_seed(guilds: Iterable[str]) -> dict[str, Any]:
     So that any manifest plans and applies locally, whatever its guild ids (its
     application takes guild and user install, as the default seed's does).
     """
-    from cmdsync.emulator.seed import default_seed
+    from cmdsync.emulator.store.seed import default_seed
 
     data = default_seed()
     known = {str(g["id"]) for g in data["guilds"]}

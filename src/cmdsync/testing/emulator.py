@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
-from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.store import seed as seeds
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ class DiscordEmulator:
             hint = (" (did the handler raise? the bot's log says)"
                     if "did not respond" in str(failure) else "")
             raise InvocationFailed(f"This interaction failed: {failure}{hint}")
-        from cmdsync.emulator import messages
+        from cmdsync.emulator.resources import messages
 
         sent = messages.sent(self.emulator.store,
                              after=str(invoked.exchange["interaction"]["id"]))
@@ -290,7 +290,7 @@ _SYNC = ("register the bot's commands in this test first: `await bot.tree.sync()
 def _in_a_test(why: str) -> str:
     """The client's refusal worded for a bot's test: an unknown command is registered by
     the bot's own sync in the test, not by ``cmdsync apply`` (whose hint it replaces)."""
-    from cmdsync.emulator.invocation import APPLY_FIRST
+    from cmdsync.emulator.interactions.invocation import APPLY_FIRST
 
     if why.endswith(APPLY_FIRST):
         return why[:-len(APPLY_FIRST)] + _SYNC

@@ -27,8 +27,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.reference.access import foreign_host
 
 POLL = 0.2  # seconds between two looks at the state
 _REFUSED = 1008  # policy violation

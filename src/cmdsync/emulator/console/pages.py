@@ -19,11 +19,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from cmdsync.emulator import bodies, interactions, messages
+from cmdsync.emulator.application_commands import bodies
 from cmdsync.emulator.console import views, web
-from cmdsync.emulator.database import Application, StoredCommand
 from cmdsync.emulator.instance import Emulator, LogEntry
+from cmdsync.emulator.interactions import responses as interactions
+from cmdsync.emulator.resources import messages
 from cmdsync.emulator.routes import ROUTES
+from cmdsync.emulator.store.database import Application, StoredCommand
 from cmdsync.model import LOCALES, CommandType
 
 _BUCKETS = {f"{route.method} {route.path}": route.bucket for route in ROUTES}

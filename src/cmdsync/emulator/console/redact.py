@@ -34,8 +34,8 @@ from urllib.parse import quote, quote_plus
 from markupsafe import escape
 from mdurl import encode  # markdown-it-py's own percent-encoding of link URLs
 
-from cmdsync.emulator import signing
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.interactions import signing
 
 HIDDEN = "[hidden]"
 WHOLE_WORD_BELOW = 6  # characters

@@ -2,9 +2,9 @@
 
 The form sends what a user picks (place, command, subcommand, option
 values); :func:`invocation_of` turns it into the
-:class:`~cmdsync.emulator.invocation.Invocation` ``cmdsync invoke`` would
+:class:`~cmdsync.emulator.interactions.invocation.Invocation` ``cmdsync invoke`` would
 send, and :func:`run` hands it to
-:func:`cmdsync.emulator.interactions.invoke`: the same checks, the same
+:func:`cmdsync.emulator.interactions.responses.invoke`: the same checks, the same
 refusals, the same interaction. Autocomplete sends the option being typed
 last, as the client does, and shows the choices the bot answers.
 """
@@ -20,12 +20,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from cmdsync.emulator import interactions, strict_json
 from cmdsync.emulator.console import pages, views, web
-from cmdsync.emulator.database import Store, StoredCommand
-from cmdsync.emulator.error_replies import ErrorReply
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.invocation import Invocation, Refused
+from cmdsync.emulator.interactions import responses as interactions
+from cmdsync.emulator.interactions.invocation import Invocation, Refused
+from cmdsync.emulator.reference import strict_json
+from cmdsync.emulator.reference.error_replies import ErrorReply
+from cmdsync.emulator.store.database import Store, StoredCommand
 from cmdsync.model import ChannelType, CommandType, OptionType
 
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)

@@ -17,7 +17,7 @@ The Python API for tests (the emulator's ``gateway`` attribute)::
     emulator.gateway.dispatch(application_id, "GUILD_MEMBER_ADD", body, guild_id=guild_id)
     emulator.gateway.drop(application_id)                    # the bot resumes
 
-Interactions reach a connected bot through :mod:`cmdsync.emulator.interactions`
+Interactions reach a connected bot through :mod:`cmdsync.emulator.interactions.responses`
 when its application has no interactions endpoint URL.
 """
 

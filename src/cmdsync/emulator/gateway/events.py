@@ -6,7 +6,7 @@ Application Command Permissions Update) and the "Guild", "Channel",
 "Permissions > Role Object" and "Guild Member" resources. Fields the
 emulator does not model take the values of a new guild (no icon, no
 features, default notification settings). Presences are never sent.
-Roles, channels, threads and members are :mod:`cmdsync.emulator.objects`'
+Roles, channels, threads and members are :mod:`cmdsync.emulator.resources.objects`'
 builders, the ones the REST routes answer with.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator import objects, profiles
-from cmdsync.emulator.database import Application, Store
-from cmdsync.emulator.invocation import JOINED_AT
+from cmdsync.emulator.interactions.invocation import JOINED_AT
+from cmdsync.emulator.resources import objects, profiles
+from cmdsync.emulator.store.database import Application, Store
 
 LARGE_THRESHOLD = 50  # members above which a guild is "large" (IDENTIFY's default)
 

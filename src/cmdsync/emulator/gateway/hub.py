@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cmdsync.emulator.database import Application, Store
 from cmdsync.emulator.gateway.protocol import ENDS_SESSION, Close, Closed, Op, payload
+from cmdsync.emulator.store.database import Application, Store
 
 DAY = 86_400.0
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from cmdsync.emulator import objects
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.gateway.protocol import Intent
+from cmdsync.emulator.resources import objects
 
 Snapshot = dict[tuple[str, str], dict[str, Any]]  # (guild, user) -> member fixture
 

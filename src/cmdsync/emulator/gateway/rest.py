@@ -35,12 +35,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from cmdsync.emulator import access, error_replies
-from cmdsync.emulator.call import Call, Reply
 from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.gateway.protocol import Close, snowflake
 from cmdsync.emulator.gateway.transport import gateway_url
+from cmdsync.emulator.reference import access, error_replies
+from cmdsync.emulator.reference.call import Call, Reply
 
 AdminHandler = Callable[[Request], Awaitable[Response]]
 _CLOSE_CODES = {1000, 1001, 1011, 1012} | {int(code) for code in Close}

@@ -43,10 +43,10 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cmdsync.emulator.access import foreign_host
 from cmdsync.emulator.gateway.connection import Connection
 from cmdsync.emulator.gateway.hub import Gateway, Outlet
 from cmdsync.emulator.gateway.protocol import API_VERSIONS, Close, Closed
+from cmdsync.emulator.reference.access import foreign_host
 
 PATH = "/gateway"
 REFUSED = 1008  # policy violation: the upgrade is answered 403

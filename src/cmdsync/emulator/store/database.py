@@ -124,7 +124,7 @@ class Token:
     ``expires_at`` is in epoch seconds (None: never). ``guilds`` are the
     guilds the token's user may manage (bearer tokens of seeded users).
     ``grant_id`` is the OAuth2 grant (authorization code) that issued it, if
-    one did (:mod:`cmdsync.emulator.grants`).
+    one did (:mod:`cmdsync.emulator.oauth2.grants`).
     """
 
     token: str

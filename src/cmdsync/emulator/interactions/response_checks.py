@@ -1,6 +1,6 @@
 """Discord's checks of what an application sends back: responses and messages.
 
-Each check raises :class:`~cmdsync.emulator.error_replies.ErrorReply` 50035
+Each check raises :class:`~cmdsync.emulator.reference.error_replies.ErrorReply` 50035
 (Invalid Form Body, the failing field's leaf) or 50006 (an empty message),
 as Discord answers the callback route and the webhook routes (Discord's
 "Interactions > Receiving and Responding" and "Webhook > Execute Webhook"
@@ -19,8 +19,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from cmdsync.emulator import error_replies
-from cmdsync.emulator.form_body import nest
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.form_body import nest
 from cmdsync.model import MAX_CHOICES
 
 MAX_CONTENT = 2000  # characters

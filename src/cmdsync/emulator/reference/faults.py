@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from cmdsync.emulator.bounds import check_number
+from cmdsync.emulator.reference.bounds import check_number
 
 _REASONS = {500: "500: Internal Server Error", 502: "502: Bad Gateway",
             503: "503: Service Unavailable", 504: "504: Gateway Timeout"}

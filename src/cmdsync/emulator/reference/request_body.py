@@ -12,8 +12,8 @@ of a message route as a form, files or not.
 ``max_body_bytes``): ``(body, uploads)``, where ``body`` is the parsed JSON
 (None for an empty form) and ``uploads`` the files, kept by name and size
 only. Multipart parsing is starlette's (python-multipart); JSON is
-:mod:`cmdsync.emulator.strict_json`. Raises
-:class:`~cmdsync.emulator.error_replies.ErrorReply` 50109 when the JSON (or
+:mod:`cmdsync.emulator.reference.strict_json`. Raises
+:class:`~cmdsync.emulator.reference.error_replies.ErrorReply` 50109 when the JSON (or
 ``payload_json``) is not JSON, and 400 code 0 naming the problem when a
 form cannot be read.
 """
@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl
 from starlette.datastructures import Headers, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from cmdsync.emulator import error_replies, strict_json
+from cmdsync.emulator.reference import error_replies, strict_json
 
 MULTIPART = "multipart/form-data"
 URLENCODED = "application/x-www-form-urlencoded"

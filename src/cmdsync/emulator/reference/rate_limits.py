@@ -6,7 +6,7 @@ Headers on every counted response (Discord's "Rate Limits" documentation):
 by the routes of one bucket). A 429 adds ``Retry-After`` (whole seconds,
 rounded up), ``X-RateLimit-Scope`` (``user`` for a bucket, ``global``) and,
 when global, ``X-RateLimit-Global: true``; its body is built by
-:func:`cmdsync.emulator.error_replies.rate_limited`.
+:func:`cmdsync.emulator.reference.error_replies.rate_limited`.
 
 Windows are fixed: a bucket allows ``limit`` requests until its reset time.
 Times are passed in (epoch seconds), so tests drive a fake clock.
@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from cmdsync.emulator.bounds import check_number
+from cmdsync.emulator.reference.bounds import check_number
 
 K = TypeVar("K")
 _MAX_WINDOWS = 10_000

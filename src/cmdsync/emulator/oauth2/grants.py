@@ -1,7 +1,7 @@
 """What the OAuth2 authorization-code flow keeps: pending consent requests, codes, grants.
 
 The flow (Discord's "OAuth2" topic; RFC 6749 4.1, RFC 7636) in the emulator's
-:class:`~cmdsync.emulator.database.Store`, each step one transaction:
+:class:`~cmdsync.emulator.store.database.Store`, each step one transaction:
 
 - a consent page shown for ``GET /oauth2/authorize`` holds a
   :class:`Pending` request under a random nonce (the form posts only the
@@ -32,7 +32,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from cmdsync.emulator.database import Store, Token
+from cmdsync.emulator.store.database import Store, Token
 
 CODE_LIFETIME = 600  # seconds: codes and consent pages (RFC 6749 4.1.2: 10 minutes at most)
 TOKEN_LIFETIME = 604800  # seconds: access tokens (Discord's "OAuth2" topic: expires_in)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator import error_replies
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.commands import Scope
-from cmdsync.emulator.form_body import nest
+from cmdsync.emulator.application_commands.commands import Scope
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.form_body import nest
 from cmdsync.model import MAX_OVERWRITES, OverwriteType
 
 _OVERWRITE_TYPES = sorted(int(t) for t in OverwriteType)

@@ -13,7 +13,7 @@ Grants (``grant_type``):
 - ``authorization_code`` with ``code``, ``redirect_uri`` (the one of the
   authorization request, when it named one) and ``code_verifier`` (PKCE
   S256, when the request carried a ``code_challenge``): a code from the
-  consent page (:mod:`cmdsync.emulator.consent`), single use and valid 10
+  consent page (:mod:`cmdsync.emulator.oauth2.consent`), single use and valid 10
   minutes. Any attempt to redeem a code uses it up, whoever makes it: one
   that fails its checks (another client's code, another ``redirect_uri``, a
   wrong ``code_verifier``, an expired code) is refused and cannot be tried
@@ -49,9 +49,9 @@ import secrets
 from collections.abc import Callable
 from urllib.parse import parse_qs
 
-from cmdsync.emulator import grants
-from cmdsync.emulator.database import Application, Store, Token
-from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
+from cmdsync.emulator.oauth2 import grants
+from cmdsync.emulator.store.database import Application, Store, Token
+from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 TOKEN_LIFETIME = grants.TOKEN_LIFETIME  # seconds (Discord's documentation)
 # What a user may grant on the consent page (Discord's "OAuth2" topic, "OAuth2 Scopes").

@@ -19,9 +19,9 @@ import ipaddress
 
 from starlette.requests import HTTPConnection
 
-from cmdsync.emulator import error_replies
-from cmdsync.emulator.database import Application, Store, Token
-from cmdsync.emulator.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.store.database import Application, Store, Token
+from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 
 def authenticate(store: Store, header: str | None, *, now: float) -> Token:

@@ -1,7 +1,7 @@
 """Application-command semantics: upsert, edit, delete and bulk overwrite.
 
 Every function works inside one open store transaction (a :class:`Scope`)
-and raises :class:`~cmdsync.emulator.error_replies.ErrorReply` exactly where Discord
+and raises :class:`~cmdsync.emulator.reference.error_replies.ErrorReply` exactly where Discord
 answers with an error (Discord's "Application Commands" documentation (endpoints), "Validation rules"):
 
 - bodies are checked with cmdsync's own rules
@@ -17,7 +17,7 @@ the rules that read one command alone skip an item found valid before (the
 schema and the rules across commands, such as duplicate names, see every
 item of every request), and the stored form and its JSON text are kept by
 the body's bytes (:func:`_stored`). A request's writes go to the store in
-one statement (:meth:`~cmdsync.emulator.database.Store.save_commands`).
+one statement (:meth:`~cmdsync.emulator.store.database.Store.save_commands`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from cmdsync.emulator import error_replies
-from cmdsync.emulator.bodies import stored_body
-from cmdsync.emulator.bounds import check_number
-from cmdsync.emulator.database import Application, Store, StoredCommand
-from cmdsync.emulator.form_body import invalid_form_body, nest
+from cmdsync.emulator.application_commands.bodies import stored_body
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.bounds import check_number
+from cmdsync.emulator.reference.form_body import invalid_form_body, nest
+from cmdsync.emulator.store.database import Application, Store, StoredCommand
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate import validate_api_commands

@@ -7,7 +7,7 @@ them and give a ``description``; files no entry names are attached too. On
 an edit, an entry with the id of an attachment the message has keeps it,
 and a body without ``attachments`` keeps them all. Only names and sizes are
 kept: the ``url`` names the emulator's host and serves nothing. A file past
-:data:`~cmdsync.emulator.invocation.ATTACHMENT_SIZE_LIMIT` bytes is 413
+:data:`~cmdsync.emulator.interactions.invocation.ATTACHMENT_SIZE_LIMIT` bytes is 413
 code 40005, as Discord answers.
 
 Mentions (Discord's "Allowed Mentions Object"): ``<@id>``, ``<@!id>`` and
@@ -25,10 +25,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from cmdsync.emulator import error_replies, objects
-from cmdsync.emulator.database import Store
-from cmdsync.emulator.invocation import ATTACHMENT_SIZE_LIMIT
-from cmdsync.emulator.request_body import Upload
+from cmdsync.emulator.interactions.invocation import ATTACHMENT_SIZE_LIMIT
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.request_body import Upload
+from cmdsync.emulator.resources import objects
+from cmdsync.emulator.store.database import Store
 from cmdsync.model import Permission
 
 ATTACHMENT_HOST = "http://cmdsync.local/attachments"  # not served: names and sizes only

@@ -16,7 +16,7 @@ The checks, in order:
 
 1. the command exists in the scope (guild commands of ``guild_id``, then
    global ones), by its name or the name the client shows in the user's
-   locale (its localization, a fallback's: :mod:`cmdsync.emulator.command_line`
+   locale (its localization, a fallback's: :mod:`cmdsync.emulator.interactions.command_line`
    reads the command line, localized names of subcommands, options and
    choices included, and the interaction carries the default names);
 2. read-repair: the client remembers the ``version`` of each global
@@ -56,9 +56,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cmdsync.emulator import profiles
-from cmdsync.emulator.bodies import command as render_command
-from cmdsync.emulator.command_line import (
+from cmdsync.emulator.application_commands.bodies import command as render_command
+from cmdsync.emulator.interactions.command_line import (
     Line,
     Refused,
     choice_value,
@@ -69,8 +68,9 @@ from cmdsync.emulator.command_line import (
     read_line,
     shown_name,
 )
-from cmdsync.emulator.database import Application, Store, StoredCommand
-from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
+from cmdsync.emulator.resources import profiles
+from cmdsync.emulator.store.database import Application, Store, StoredCommand
+from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import (
     ALL_PERMISSION_BITS,
     LOCALES,
@@ -416,7 +416,7 @@ def _check_permissions(store: Store, db: sqlite3.Connection, app: Application,
 def permission_decision(store: Store, db: sqlite3.Connection, app: Application,
                         body: Mapping[str, Any], where: _Where) -> Decision:
     """Check 4 of the module docstring for a guild-installed command (``body`` as
-    :func:`cmdsync.emulator.bodies.command` renders it) and a member in a guild channel."""
+    :func:`cmdsync.emulator.application_commands.bodies.command` renders it) and a member in a guild channel."""
     assert where.guild is not None and where.member is not None
     guild_id, user_id = where.guild["id"], where.user["id"]
     label = _label(body)

@@ -4,13 +4,13 @@ Routes (Discord's "Channel" resource docs: Create Message, Get Channel
 Message(s), Edit Message, Delete Message), for a bot token (a Bearer token
 gets 403 code 20002) in a guild the application is installed in (else 403
 50001 Missing Access), or in its DM channel with a seeded user
-(:func:`cmdsync.emulator.objects.dm_channel`); the bot's permissions are its
+(:func:`cmdsync.emulator.resources.objects.dm_channel`); the bot's permissions are its
 member fixture's, else ``@everyone``'s (in a DM, ``@everyone``'s defaults):
 
 - ``POST /channels/{channel.id}/messages``: 200 and the message. Needs
   VIEW_CHANNEL (50001) and SEND_MESSAGES (SEND_MESSAGES_IN_THREADS in a
   thread; 403 50013); a category or a forum is 400 50008. The body is
-  checked as Discord checks it (:func:`cmdsync.emulator.response_checks.check_message`:
+  checked as Discord checks it (:func:`cmdsync.emulator.interactions.response_checks.check_message`:
   content, embeds, components, flags, allowed mentions; 50006 when empty).
   Embeds come back as Discord renders them (``type`` ``rich``, fields with
   ``inline``). ``message_reference`` makes a reply (type 19) to a message of the
@@ -27,8 +27,8 @@ member fixture's, else ``@everyone``'s (in a DM, ``@everyone``'s defaults):
   MANAGE_MESSAGES (403 50013).
 
 An unknown channel is 404 10003, an unknown message 404 10008. Every body
-form Discord takes is taken (:mod:`cmdsync.emulator.request_body`), with
-files as :mod:`cmdsync.emulator.attachments`. :func:`sent` lists the stored
+form Discord takes is taken (:mod:`cmdsync.emulator.reference.request_body`), with
+files as :mod:`cmdsync.emulator.resources.attachments`. :func:`sent` lists the stored
 messages for the admin API (``GET /_emulator/messages``); a reset forgets them.
 """
 
@@ -41,12 +41,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import attachments, error_replies, objects, profiles
-from cmdsync.emulator import response_checks as checks
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.database import Application, Store
-from cmdsync.emulator.invocation import fixture_message
-from cmdsync.emulator.seed import EVERYONE_PERMISSIONS
+from cmdsync.emulator.interactions import response_checks as checks
+from cmdsync.emulator.interactions.invocation import fixture_message
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.resources import attachments, objects, profiles
+from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import EPHEMERAL, Permission
 
 MAX_LIMIT, DEFAULT_LIMIT = 100, 50

@@ -10,7 +10,7 @@ Discord's "OAuth2" topic ("Authorization Code Grant"), RFC 6749 4.1 and RFC
 page naming the application and the scopes it asks for, where one of the
 seed's users is picked (the emulator has no login) and Authorize or Cancel is
 clicked. The form posts back to the same path with a nonce that stands for
-the request (:mod:`cmdsync.emulator.grants`: its parameters stay on the
+the request (:mod:`cmdsync.emulator.oauth2.grants`: its parameters stay on the
 server, usable once, for 10 minutes). The answer is a 302 to
 ``redirect_uri?code=...&state=...``, or ``?error=access_denied&state=...``
 for Cancel.
@@ -24,7 +24,7 @@ with ``error``: ``invalid_request`` (a parameter given twice, a
 ``code_challenge`` that is not 43-128 characters of ``[A-Za-z0-9-._~]``, a
 ``code_challenge_method`` other than ``S256``), ``unsupported_response_type``
 (``response_type`` other than ``code``) and ``invalid_scope`` (no scope, or
-one not in :data:`~cmdsync.emulator.oauth.AUTHORIZE_SCOPES`), each with an
+one not in :data:`~cmdsync.emulator.oauth2.tokens.AUTHORIZE_SCOPES`), each with an
 ``error_description`` and the ``state``.
 
 The page answers only requests addressed to a loopback name (``localhost``,
@@ -46,11 +46,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from cmdsync.emulator import grants
-from cmdsync.emulator.access import foreign_host
-from cmdsync.emulator.database import Application
 from cmdsync.emulator.instance import Emulator, LogEntry
-from cmdsync.emulator.oauth import AUTHORIZE_SCOPES
+from cmdsync.emulator.oauth2 import grants
+from cmdsync.emulator.oauth2.tokens import AUTHORIZE_SCOPES
+from cmdsync.emulator.reference.access import foreign_host
+from cmdsync.emulator.store.database import Application
 
 MAX_FORM_BYTES = 16_384
 MAX_VALUE = 2048  # characters of one query parameter

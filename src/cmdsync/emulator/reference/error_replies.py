@@ -2,7 +2,7 @@
 
 Every error the emulator answers is an :class:`ErrorReply`: an HTTP status, a
 Discord JSON error code and its message, optionally the nested ``errors``
-object of a 50035 (see :mod:`cmdsync.emulator.form_body`) and extra
+object of a 50035 (see :mod:`cmdsync.emulator.reference.form_body`) and extra
 headers. ``body()`` is what goes on the wire, e.g.
 ``{"message": "Unknown application command", "code": 10063}``. Codes and
 messages: Discord's "Opcodes and Status Codes" documentation; the messages are Discord's own.

@@ -1,7 +1,7 @@
 """Interactions: delivering one, the application's response, follow-up messages.
 
-:func:`invoke` runs an :class:`~cmdsync.emulator.invocation.Invocation`: it
-checks and builds the interaction (:mod:`cmdsync.emulator.invocation`),
+:func:`invoke` runs an :class:`~cmdsync.emulator.interactions.invocation.Invocation`: it
+checks and builds the interaction (:mod:`cmdsync.emulator.interactions.invocation`),
 stores it, POSTs it signed to the application's interactions endpoint and
 takes the response from the HTTP answer or, when the answer is empty (202 or
 204), from ``POST /interactions/{id}/{token}/callback``, called before or
@@ -42,7 +42,7 @@ applications with Activities, the EMBEDDED flag), ``content`` at most 2000
 characters, at most 10 embeds, a message not empty (50006), at most 25
 autocomplete choices, a modal's ``custom_id`` (1-100), ``title`` (1-45) and
 1-5 components, and fields of the right JSON type
-(:mod:`cmdsync.emulator.response_checks`). A bad token answers 401 50027
+(:mod:`cmdsync.emulator.interactions.response_checks`). A bad token answers 401 50027
 "Invalid Webhook Token".
 """
 
@@ -53,20 +53,22 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import attachments, delivery, error_replies, profiles
-from cmdsync.emulator import response_checks as checks
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.commands import Limits
-from cmdsync.emulator.database import Application, Store
+from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.gateway.hub import Gateway
-from cmdsync.emulator.invocation import (
+from cmdsync.emulator.interactions import delivery
+from cmdsync.emulator.interactions import response_checks as checks
+from cmdsync.emulator.interactions.invocation import (
     APPLICATION_COMMAND,
     Invocation,
     Prepared,
     Refused,
     prepare,
 )
-from cmdsync.emulator.request_body import Upload
+from cmdsync.emulator.reference import error_replies
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.request_body import Upload
+from cmdsync.emulator.resources import attachments, profiles
+from cmdsync.emulator.store.database import Application, Store
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, EPHEMERAL, LOADING, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
@@ -90,8 +92,8 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
     Responding": the two are mutually exclusive), which answers through the
     callback route within the same deadline.
 
-    Raises :class:`~cmdsync.emulator.invocation.Refused` (the client would
-    not send it) and :class:`~cmdsync.emulator.error_replies.ErrorReply`
+    Raises :class:`~cmdsync.emulator.interactions.invocation.Refused` (the client would
+    not send it) and :class:`~cmdsync.emulator.reference.error_replies.ErrorReply`
     50035 ``INTERACTION_APPLICATION_COMMAND_INVALID_VERSION`` for an
     outdated global command (read-repair). A response that is missing,
     late or invalid is not an exception: ``failure`` says what went wrong.

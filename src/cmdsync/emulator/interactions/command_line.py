@@ -3,16 +3,16 @@
 :func:`parse_line` splits ``/mod ban user:<@1> reason:"spam"`` into the
 command's name, the subcommand group and subcommand, and ``name:value``
 options. :func:`read_line` then matches those words against a command (its
-body as :func:`cmdsync.emulator.bodies.command` renders it) and answers with
+body as :func:`cmdsync.emulator.application_commands.bodies.command` renders it) and answers with
 the default names the interaction's ``data`` carries, the options' definitions
 and their values as typed; the values themselves are checked by
-:mod:`cmdsync.emulator.invocation`, which needs the guild.
+:mod:`cmdsync.emulator.interactions.invocation`, which needs the guild.
 
 Names in a locale: the client shows each name (the command's, a group's, a
 subcommand's, an option's, a choice's) in the user's locale: its
 ``name_localizations`` entry for the locale, else for the locale's fallback
 (``en-US`` <-> ``en-GB``, ``es-419`` -> ``es-ES``:
-:func:`cmdsync.emulator.bodies.pick_locale`), else the default name; the
+:func:`cmdsync.emulator.application_commands.bodies.pick_locale`), else the default name; the
 interaction's ``data`` carries the default names (Discord's "Application
 Commands" documentation, "Localization":
 https://discord.com/developers/docs/interactions/application-commands#localization).
@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cmdsync.emulator.bodies import pick_locale
+from cmdsync.emulator.application_commands.bodies import pick_locale
 from cmdsync.model import MAX_NUMBER, OptionType
 
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)

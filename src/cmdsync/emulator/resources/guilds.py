@@ -1,6 +1,6 @@
 """The read-only routes a bot calls for users, members, channels and roles.
 
-Bodies are :mod:`cmdsync.emulator.objects` (Discord's "User", "Guild" and
+Bodies are :mod:`cmdsync.emulator.resources.objects` (Discord's "User", "Guild" and
 "Channel" resource docs):
 
 - ``GET /users/{user.id}``: a seeded user or an application's bot user,
@@ -34,9 +34,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator import access, error_replies, messages, objects, profiles
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.invocation import member_permissions
+from cmdsync.emulator.interactions.invocation import member_permissions
+from cmdsync.emulator.reference import access, error_replies
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.resources import messages, objects, profiles
 from cmdsync.model import ALL_PERMISSION_BITS, Permission
 
 

@@ -61,7 +61,7 @@ that default and has its shape::
       - {id: "999999999999999999", username: bob}
 
 Every user may log in on the consent page of ``/oauth2/authorize``
-(:mod:`cmdsync.emulator.consent`); the tokens it leads to may manage the
+(:mod:`cmdsync.emulator.oauth2.consent`); the tokens it leads to may manage the
 user's ``guilds``.
 
 Fixtures can be added later the same way (``POST /_emulator/seed``). Such
@@ -86,8 +86,8 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from cmdsync.emulator.bodies import stored_body
-from cmdsync.emulator.database import Application, Store, StoredCommand, Token
+from cmdsync.emulator.application_commands.bodies import stored_body
+from cmdsync.emulator.store.database import Application, Store, StoredCommand, Token
 from cmdsync.errors import UsageError
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.loader import load_text

@@ -1,7 +1,7 @@
 """One authenticated API request as a handler sees it, and what a handler returns.
 
 A handler is a plain function ``Call -> Reply``; it raises
-:class:`~cmdsync.emulator.error_replies.ErrorReply` for error answers and does all
+:class:`~cmdsync.emulator.reference.error_replies.ErrorReply` for error answers and does all
 its reads and writes in one store transaction (:meth:`Call.scope`), so that
 concurrent requests leave a state equal to some order of whole requests.
 """
@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cmdsync.emulator import access, bodies
-from cmdsync.emulator.commands import Limits, Scope
-from cmdsync.emulator.database import Store, Token
-from cmdsync.emulator.request_body import Upload
+from cmdsync.emulator.application_commands import bodies
+from cmdsync.emulator.application_commands.commands import Limits, Scope
+from cmdsync.emulator.reference import access
+from cmdsync.emulator.reference.request_body import Upload
+from cmdsync.emulator.store.database import Store, Token
 
 if TYPE_CHECKING:
     from cmdsync.emulator.gateway.hub import Gateway
@@ -48,7 +49,7 @@ class Call:
         (``applications.commands.permissions.update`` instead of
         ``applications.commands.update``); ``edit`` the stricter checks of a
         permission PUT. Raises 404 (10002, 10004), 401 or 403 (50001 and others) as in
-        :mod:`cmdsync.emulator.access`.
+        :mod:`cmdsync.emulator.reference.access`.
         """
         app = access.application(self.store, self.token, self.params["application_id"])
         if edit:

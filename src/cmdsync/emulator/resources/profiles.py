@@ -14,7 +14,7 @@
 Fields the emulator does not model take fixed values: no icon, an empty
 description, no team, the owner the application's first seeded user.
 ``verify_key`` is the hex Ed25519 public key the emulator signs interactions
-with (:mod:`cmdsync.emulator.signing`); ``interactions_endpoint_url`` is
+with (:mod:`cmdsync.emulator.interactions.signing`); ``interactions_endpoint_url`` is
 the one set with ``PATCH /applications/@me``.
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator.database import Application, Store
-from cmdsync.emulator.signing import verify_key
+from cmdsync.emulator.interactions.signing import verify_key
+from cmdsync.emulator.store.database import Application, Store
 
 INT32_MAX = 2**31 - 1
 _SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application

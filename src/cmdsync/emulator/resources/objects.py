@@ -7,11 +7,11 @@ Shapes: openapi.json ``UserResponse``, ``GuildMemberResponse``,
 (Discord's "User", "Guild", "Channel" and "Permissions > Role Object" docs).
 What the fixtures do not model takes Discord's values for a new object: no
 avatar, no colour, no topic, no slowmode, no permission overwrites; every
-member joined at :data:`~cmdsync.emulator.invocation.JOINED_AT`; a role's and
+member joined at :data:`~cmdsync.emulator.interactions.invocation.JOINED_AT`; a role's and
 a channel's ``position`` is its place among the guild's fixtures.
 
 A bot's DM channel with a seeded user (``type`` 1) has the id the user's BOT_DM
-interactions carry (:func:`~cmdsync.emulator.invocation.dm_channel_id`).
+interactions carry (:func:`~cmdsync.emulator.interactions.invocation.dm_channel_id`).
 
 Each channel type carries the fields Discord sends for it: text and
 announcement channels ``topic``, ``nsfw``, ``last_message_id``,
@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cmdsync.emulator import profiles
-from cmdsync.emulator.database import Store
-from cmdsync.emulator.invocation import JOINED_AT, dm_channel_id, member_permissions
+from cmdsync.emulator.interactions.invocation import JOINED_AT, dm_channel_id, member_permissions
+from cmdsync.emulator.resources import profiles
+from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, InteractionContext
 
 _TEXT = (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)

@@ -2,7 +2,7 @@
 
 As Discord does ("Interactions > Overview > Setting Up an Endpoint"):
 every request is a JSON POST signed with the application's key
-(:mod:`cmdsync.emulator.signing`), and setting ``interactions_endpoint_url``
+(:mod:`cmdsync.emulator.interactions.signing`), and setting ``interactions_endpoint_url``
 first checks the endpoint: a correctly signed PING must be answered with
 ``{"type": 1}``, and a badly signed one must be refused. Discord's docs ask
 for 401 there; libraries such as hikari answer 400, so any 4xx counts.
@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
-from cmdsync.emulator import error_replies, strict_json
-from cmdsync.emulator.database import Application
-from cmdsync.emulator.signing import signed_headers
+from cmdsync.emulator.interactions.signing import signed_headers
+from cmdsync.emulator.reference import error_replies, strict_json
+from cmdsync.emulator.store.database import Application
 
 USER_AGENT = "Discord-Interactions/1.0 (+https://discord.com)"
 PING = 1

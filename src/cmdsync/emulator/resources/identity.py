@@ -1,7 +1,7 @@
 """Who the caller is: the current user, the application, and changes to the application.
 
 Endpoints (openapi.json ``paths``; bodies rendered by
-:mod:`cmdsync.emulator.profiles`):
+:mod:`cmdsync.emulator.resources.profiles`):
 
 - ``GET /users/@me``: a bot token's bot user (``bot: true``); a Bearer
   token with scope ``identify``: its user, or for a client-credentials token
@@ -19,7 +19,7 @@ Endpoints (openapi.json ``paths``; bodies rendered by
   "bot"], "permissions": int}``). Other ``ApplicationFormPartial`` fields are
   accepted and ignored. ``interactions_endpoint_url`` (an http(s) URL, or
   null or "" to clear it) is verified first as Discord verifies it
-  (:mod:`cmdsync.emulator.delivery`: a signed PING answered ``{"type": 1}``,
+  (:mod:`cmdsync.emulator.interactions.delivery`: a signed PING answered ``{"type": 1}``,
   a badly signed one refused) and refused with 50035 otherwise. Bad values
   answer 50035. Setting EMBEDDED gives the
   application Discord's default "Launch" entry point if it has none (as a
@@ -37,11 +37,13 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator import access, delivery, error_replies, profiles
-from cmdsync.emulator.call import Call, Reply
-from cmdsync.emulator.database import Application
-from cmdsync.emulator.form_body import nest
-from cmdsync.emulator.seed import add_entry_point
+from cmdsync.emulator.interactions import delivery
+from cmdsync.emulator.reference import access, error_replies
+from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.form_body import nest
+from cmdsync.emulator.resources import profiles
+from cmdsync.emulator.store.database import Application
+from cmdsync.emulator.store.seed import add_entry_point
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType
 
 INSTALL_SCOPES = ("applications.commands", "bot")  # openapi.json ApplicationOAuth2InstallParams

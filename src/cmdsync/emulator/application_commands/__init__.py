@@ -1,0 +1,1 @@
+"""Discord's "Interactions > Application Commands": commands, their bodies, overwrites."""

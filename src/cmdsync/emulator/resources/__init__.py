@@ -1,0 +1,1 @@
+"""Discord's "Resources": applications, users, guilds, members, roles, channels, messages."""
