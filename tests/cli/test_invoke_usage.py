@@ -188,4 +188,4 @@ def test_the_admin_seed_adds_fixtures_without_an_application() -> None:
         assert added.status_code == 204, added.text
         state = httpx.get(f"{base}/_emulator/state").json()
     assert [a["name"] for a in state["applications"]] == ["cmdsync emulator"]  # kept
-    assert instance.store.fixture("member", GUILD, "900000000000000001") is not None
+    assert instance.store.member(GUILD, "900000000000000001") is not None

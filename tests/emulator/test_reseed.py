@@ -45,13 +45,13 @@ def test_partial_fixtures_keep_the_keys_left_out() -> None:
                     "channels": [{"id": CHANNEL_ID, "type": 5}]}],
         "users": [{"id": MEMBER_ID, "global_name": "Member One"}]})
     store = emulator.store
-    assert store.fixture("role", GUILD_ID, ADMIN_ROLE_ID) == {
+    assert store.role(GUILD_ID, ADMIN_ROLE_ID) == {
         "id": ADMIN_ROLE_ID, "name": "Boss", "permissions": "8"}
-    assert store.fixture("member", GUILD_ID, MEMBER_ID) == {
+    assert store.member(GUILD_ID, MEMBER_ID) == {
         "user_id": MEMBER_ID, "nick": "Memb", "roles": []}
-    assert store.fixture("channel", GUILD_ID, CHANNEL_ID) == {
+    assert store.channel(GUILD_ID, CHANNEL_ID) == {
         "id": CHANNEL_ID, "name": "general", "type": 5}
-    user = store.fixture("user", "", MEMBER_ID)
+    user = store.user(MEMBER_ID)
     assert user is not None and (user["username"], user["global_name"]) == (
         "member", "Member One")
 

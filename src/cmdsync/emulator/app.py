@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 
 from cmdsync.emulator import admin, console
+from cmdsync.emulator.domain.objects import Token
 from cmdsync.emulator.gateway import transport as gateway_transport
 from cmdsync.emulator.instance import Emulator, LogEntry, ratelimit_headers
 from cmdsync.emulator.oauth2 import consent
@@ -43,7 +44,6 @@ from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.faults import Draw, InjectedFault
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
-from cmdsync.emulator.store.database import Token
 
 API_PREFIXES = ("/api/v10", "/api/v9", "/api")
 IN_PROCESS_HOST = "cmdsync.local"  # the host of `cmdsync invoke --local`'s base URL

@@ -38,7 +38,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from cmdsync.emulator.store.database import Application, StoredCommand
+from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.model import LOCALE_FALLBACKS, LOCALES, CommandType
 
 _CONTEXT_MENUS = (CommandType.USER, CommandType.MESSAGE)

@@ -30,10 +30,11 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import stored_body
+from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.bounds import check_number
 from cmdsync.emulator.reference.form_body import invalid_form_body, nest
-from cmdsync.emulator.store.database import Application, Store, StoredCommand
+from cmdsync.emulator.store.database import Store
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate import validate_api_commands

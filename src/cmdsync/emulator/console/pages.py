@@ -21,11 +21,11 @@ from starlette.responses import Response
 
 from cmdsync.emulator.application_commands import bodies
 from cmdsync.emulator.console import views, web
+from cmdsync.emulator.domain.objects import Application, Guild, StoredCommand
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.resources import messages
 from cmdsync.emulator.routes import ROUTES
-from cmdsync.emulator.store.database import Application, StoredCommand
 from cmdsync.model import LOCALES, CommandType
 
 _BUCKETS = {f"{route.method} {route.path}": route.bucket for route in ROUTES}
@@ -51,7 +51,7 @@ def pick(value: str | None, choices: list[str], default: str | None = None) -> s
     return default if default is not None else (choices[0] if choices else None)
 
 
-def _guilds(emulator: Emulator, app_id: str | None) -> list[dict[str, Any]]:
+def _guilds(emulator: Emulator, app_id: str | None) -> list[Guild]:
     store = emulator.store
     ids = store.guilds_of(app_id) if app_id else store.guild_ids()
     return [guild for guild in map(store.guild, ids) if guild is not None]
@@ -209,7 +209,7 @@ async def messages_page(request: Request) -> Response:
     for message in sent:
         counts[message["channel_id"]] = counts.get(message["channel_id"], 0) + 1
     channels = [(guild, [{**c, "count": counts.get(c["id"], 0)}
-                         for c in emulator.store.fixtures("channel", guild["id"])])
+                         for c in emulator.store.channels(guild["id"])])
                 for guild in _guilds(emulator, None)]
     known = {c["id"] for _, group in channels for c in group}
     others = sorted(set(counts) - known)  # DM channels

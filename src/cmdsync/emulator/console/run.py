@@ -21,12 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from cmdsync.emulator.console import pages, views, web
+from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.interactions.invocation import Invocation, Refused
 from cmdsync.emulator.reference import strict_json
 from cmdsync.emulator.reference.error_replies import ErrorReply
-from cmdsync.emulator.store.database import Store, StoredCommand
+from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, CommandType, OptionType
 
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
@@ -108,7 +109,7 @@ def _field(option: Mapping[str, Any], locale: str, store: Store, guild_id: str |
         allowed = option.get("channel_types")
         choices = [(f"<#{c['id']}>", (f"#{c.get('name') or c['id']} "
                     f"({ChannelType(c['type']).name.lower()})"))
-                   for c in store.fixtures("channel", guild_id)
+                   for c in store.channels(guild_id)
                    if not allowed or c["type"] in allowed]
     return Field(option["name"], views.shown(option, "name", locale),
                  views.shown(option, "description", locale), field_kind,
@@ -118,21 +119,21 @@ def _field(option: Mapping[str, Any], locale: str, store: Store, guild_id: str |
 
 def _users(store: Store, guild_id: str | None) -> list[tuple[str, str]]:
     if guild_id:
-        ids = [str(m["user_id"]) for m in store.fixtures("member", guild_id)]
+        ids = [str(m["user_id"]) for m in store.members(guild_id)]
     else:
-        ids = [str(u["id"]) for u in store.fixtures("user", "")]
+        ids = [str(u["id"]) for u in store.users()]
     return [(f"<@{user_id}>", f"@{user_label(store, user_id)}") for user_id in ids]
 
 
 def _roles(store: Store, guild_id: str | None) -> list[tuple[str, str]]:
     if not guild_id:
         return []
-    return [(f"<@&{r['id']}>", f"@{r['name']}") for r in store.fixtures("role", guild_id)
+    return [(f"<@&{r['id']}>", f"@{r['name']}") for r in store.roles(guild_id)
             if r["id"] != guild_id]
 
 
 def user_label(store: Store, user_id: str) -> str:
-    user = store.fixture("user", "", user_id)
+    user = store.user(user_id)
     if user is None:
         app = store.application(user_id)
         return f"{app.name} (bot)" if app else user_id
@@ -237,7 +238,7 @@ async def page(request: Request) -> Response:
     command_id = pages.pick(query.get("command"), [c.id for c in choices])
     command = next((c for c in choices if c.id == command_id), None)
     locale = pages.pick(query.get("locale"), pages.LOCALE_CHOICES, "en-US") or "en-US"
-    channels = store.fixtures("channel", guild_id) if guild_id else []
+    channels = store.channels(guild_id) if guild_id else []
     users = _users(store, guild_id or None)
     # Secrets hidden before a message is cut short: a cut one would not be recognised.
     hide = web.redactor_of(emulator)
@@ -247,7 +248,7 @@ async def page(request: Request) -> Response:
     elif command is not None and command.type == CommandType.MESSAGE and guild_id:
         targets = [(m["id"], (f"{user_label(store, str(m['author_id']))}: "
                     f"{hide.text(str(m.get('content', '')))[:40]} (#{m['channel_id']})"))
-                   for m in store.fixtures("message", guild_id)]
+                   for m in store.seed_messages(guild_id)]
     exchange = None
     wanted = query.get("interaction", "")
     if wanted.isdigit():

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application, Channel, StoredCommand
 from cmdsync.emulator.interactions.invocation import Decision, Refused, member_decision
-from cmdsync.emulator.store.database import Application, Store, StoredCommand
+from cmdsync.emulator.store.database import Store
 from cmdsync.model import (
     LOCALE_FALLBACKS,
     ChannelType,
@@ -173,7 +174,7 @@ class Row:
 class Table:
     """The permission table of one command in one guild."""
 
-    channels: tuple[dict[str, Any], ...]
+    channels: tuple[Channel, ...]
     rows: tuple[Row, ...] = field(default=())
 
 
@@ -185,17 +186,18 @@ def permission_table(store: Store, app: Application, command: StoredCommand,
     """Each member fixture, and a member holding only each role (with ``@everyone``),
     against each channel of the guild: the decision :func:`member_decision` makes, the
     same as ``cmdsync invoke``'s."""
-    channels = tuple(store.fixtures("channel", guild_id))
+    channels = tuple(store.channels(guild_id))
     rows: list[Row] = []
-    for member in store.fixtures("member", guild_id):
+    for member in store.members(guild_id):
         user_id = str(member["user_id"])
         if user_id == app.id:
             continue  # the application's own bot does not run its commands
-        user = store.fixture("user", "", user_id) or {}
-        name = member.get("nick") or user.get("global_name") or user.get("username") or "user"
+        user = store.user(user_id)
+        name = member.get("nick") or (user and (user.get("global_name") or user.get("username"))
+                                      ) or "user"
         rows.append(Row(f"{name} ({user_id})", "member", tuple(
             _decide(store, app, command, guild_id, c["id"], user_id, None) for c in channels)))
-    for role in store.fixtures("role", guild_id):
+    for role in store.roles(guild_id):
         roles = [] if role["id"] == guild_id else [role["id"]]
         label = "@everyone only" if not roles else f"{role['name']} ({role['id']})"
         rows.append(Row(label, "role", tuple(

@@ -134,13 +134,13 @@ def resolver(emulator: Emulator) -> markdown.Resolver:
 
     def resolve(kind: str, snowflake: str) -> str | None:
         if kind == "user":
-            user = store.fixture("user", "", snowflake)
+            user = store.user(snowflake)
             if user is not None:
                 return str(user.get("global_name") or user.get("username") or snowflake)
             app = store.application(snowflake)
             return app.name if app is not None else None
-        found = store.find_fixture(kind, snowflake)
-        return str(found[1].get("name") or snowflake) if found else None
+        found = store.find_channel(snowflake) if kind == "channel" else store.find_role(snowflake)
+        return str(found[1]["name"] or snowflake) if found else None
 
     return resolve
 

@@ -21,7 +21,8 @@ Interactions reach a connected bot through :mod:`cmdsync.emulator.interactions.r
 when its application has no interactions endpoint URL.
 """
 
+from cmdsync.emulator.domain.enums import Intent
 from cmdsync.emulator.gateway.hub import Gateway, GatewayConfig
-from cmdsync.emulator.gateway.protocol import Close, Intent, Op
+from cmdsync.emulator.gateway.protocol import Close, Op
 
 __all__ = ["Close", "Gateway", "GatewayConfig", "Intent", "Op"]

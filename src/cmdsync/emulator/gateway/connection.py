@@ -18,14 +18,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from cmdsync.emulator.domain.enums import ALL_INTENTS, PRIVILEGED, Intent
 from cmdsync.emulator.gateway import events
 from cmdsync.emulator.gateway.hub import Gateway, Outlet, Session
 from cmdsync.emulator.gateway.protocol import (
-    ALL_INTENTS,
-    PRIVILEGED,
     Close,
     Closed,
-    Intent,
     Op,
     decode,
     has,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application, Guild
 from cmdsync.emulator.interactions.invocation import JOINED_AT
 from cmdsync.emulator.resources import objects, profiles
-from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.database import Store
 
 LARGE_THRESHOLD = 50  # members above which a guild is "large" (IDENTIFY's default)
 
@@ -41,7 +42,7 @@ def guild_create(store: Store, app: Application, guild_id: str, *, members: bool
     """GUILD_CREATE of a seeded guild: roles, channels and threads; every member with
     the GUILD_MEMBERS intent (``members``), else only the bot's own."""
     guild = store.guild(guild_id) or {"id": guild_id, "name": "Guild"}
-    everyone = store.fixtures("member", guild_id)
+    everyone = store.members(guild_id)
     if not any(member["user_id"] == app.id for member in everyone):
         everyone.append({"user_id": app.id, "roles": [], "nick": None})
     sent = everyone if members else [m for m in everyone if m["user_id"] == app.id]
@@ -57,7 +58,7 @@ def guild_create(store: Store, app: Application, guild_id: str, *, members: bool
     return body
 
 
-def _guild(guild: dict[str, Any], roles: list[dict[str, Any]]) -> dict[str, Any]:
+def _guild(guild: Guild, roles: list[dict[str, Any]]) -> dict[str, Any]:
     guild_id = guild["id"]
     return {
         "id": guild_id, "name": guild.get("name", "Guild"), "icon": None, "icon_hash": None,
@@ -88,7 +89,7 @@ def members_chunk(store: Store, guild_id: str, *, query: str | None,
     ``query`` is a prefix of the username or nickname (case-insensitive;
     empty: everyone) and ``limit`` caps the count (0: no cap).
     """
-    fixtures = store.fixtures("member", guild_id)
+    fixtures = store.members(guild_id)
     found: list[dict[str, Any]] = []
     not_found: list[str] = []
     if user_ids is not None:

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.gateway.protocol import ENDS_SESSION, Close, Closed, Op, payload
-from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.database import Store
 
 DAY = 86_400.0
 

@@ -10,13 +10,13 @@ after) and ``DELETE /_emulator/guilds/{guild}/members/{user}`` (:func:`remove`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from cmdsync.emulator.domain.enums import Intent
+from cmdsync.emulator.domain.objects import Member
 from cmdsync.emulator.gateway.hub import Gateway
-from cmdsync.emulator.gateway.protocol import Intent
 from cmdsync.emulator.resources import objects
 
-Snapshot = dict[tuple[str, str], dict[str, Any]]  # (guild, user) -> member fixture
+Snapshot = dict[tuple[str, str], Member | None]  # (guild, user) -> member; (guild, "") -> None
 
 
 def snapshot(gateway: Gateway, guild_ids: Iterable[str]) -> Snapshot:
@@ -24,8 +24,8 @@ def snapshot(gateway: Gateway, guild_ids: Iterable[str]) -> Snapshot:
     ``(guild_id, "")`` so that members added to it later are seen."""
     taken: Snapshot = {}
     for guild_id in guild_ids:
-        taken[(guild_id, "")] = {}
-        for member in gateway.store.fixtures("member", guild_id):
+        taken[(guild_id, "")] = None
+        for member in gateway.store.members(guild_id):
             taken[(guild_id, member["user_id"])] = member
     return taken
 
@@ -37,7 +37,7 @@ def dispatch_changes(gateway: Gateway, before: Snapshot) -> int:
     sent = 0
     for (guild_id, user_id), member in after.items():
         old = before.get((guild_id, user_id))
-        if not user_id or old == member:
+        if not user_id or member is None or old == member:
             continue
         event = "GUILD_MEMBER_ADD" if old is None else "GUILD_MEMBER_UPDATE"
         sent += _to_installed(gateway, guild_id, event, member)
@@ -51,7 +51,7 @@ def _guilds(before: Snapshot) -> set[str]:
 def remove(gateway: Gateway, guild_id: str, user_id: str) -> bool:
     """Delete the member fixture and dispatch GUILD_MEMBER_REMOVE; False if none."""
     store = gateway.store
-    member = store.fixture("member", guild_id, user_id)
+    member = store.member(guild_id, user_id)
     if member is None:
         return False
     with store.transaction() as db:
@@ -69,7 +69,7 @@ def _installed(gateway: Gateway, guild_id: str) -> list[str]:
             if guild_id in gateway.store.guilds_of(s["application_id"])]
 
 
-def _to_installed(gateway: Gateway, guild_id: str, event: str, member: dict[str, Any]
+def _to_installed(gateway: Gateway, guild_id: str, event: str, member: Member
                   ) -> int:
     body = objects.guild_member(gateway.store, member) | {"guild_id": guild_id}
     sent = 0

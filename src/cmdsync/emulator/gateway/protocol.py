@@ -11,6 +11,8 @@ import json
 from enum import IntEnum
 from typing import Any
 
+from cmdsync.emulator.domain.enums import Intent
+
 API_VERSIONS = ("9", "10")  # the versions the emulator speaks (JSON the same for both)
 MAX_PAYLOAD_BYTES = 4096  # a client's payload larger than this is a decode error (4002)
 
@@ -72,43 +74,6 @@ class Closed(Exception):
         super().__init__(f"{code} {reason}")
         self.code = code
         self.reason = reason.encode()[:123].decode("utf-8", "ignore")
-
-
-class Intent(IntEnum):
-    """The gateway intents ("Gateway > Gateway Intents"): bit numbers."""
-
-    GUILDS = 0
-    GUILD_MEMBERS = 1
-    GUILD_MODERATION = 2
-    GUILD_EXPRESSIONS = 3
-    GUILD_INTEGRATIONS = 4
-    GUILD_WEBHOOKS = 5
-    GUILD_INVITES = 6
-    GUILD_VOICE_STATES = 7
-    GUILD_PRESENCES = 8
-    GUILD_MESSAGES = 9
-    GUILD_MESSAGE_REACTIONS = 10
-    GUILD_MESSAGE_TYPING = 11
-    DIRECT_MESSAGES = 12
-    DIRECT_MESSAGE_REACTIONS = 13
-    DIRECT_MESSAGE_TYPING = 14
-    MESSAGE_CONTENT = 15
-    GUILD_SCHEDULED_EVENTS = 16
-    AUTO_MODERATION_CONFIGURATION = 20
-    AUTO_MODERATION_EXECUTION = 21
-    GUILD_MESSAGE_POLLS = 24
-    DIRECT_MESSAGE_POLLS = 25
-
-
-ALL_INTENTS = sum(1 << intent for intent in Intent)
-# Privileged intent -> the application flags (either one) that allow it ("Application
-# Resource > Application Flags": GATEWAY_PRESENCE(_LIMITED), GATEWAY_GUILD_MEMBERS(_LIMITED),
-# GATEWAY_MESSAGE_CONTENT(_LIMITED)).
-PRIVILEGED: dict[Intent, int] = {
-    Intent.GUILD_PRESENCES: (1 << 12) | (1 << 13),
-    Intent.GUILD_MEMBERS: (1 << 14) | (1 << 15),
-    Intent.MESSAGE_CONTENT: (1 << 18) | (1 << 19),
-}
 
 
 def has(intents: int, intent: Intent) -> bool:

@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions.signing import signed_headers
 from cmdsync.emulator.reference import error_replies, strict_json
-from cmdsync.emulator.store.database import Application
 
 USER_AGENT = "Discord-Interactions/1.0 (+https://discord.com)"
 PING = 1

@@ -57,6 +57,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
+from cmdsync.emulator.domain.objects import Application, Channel, Guild, Member, StoredCommand, User
 from cmdsync.emulator.interactions.command_line import (
     Line,
     Refused,
@@ -69,7 +70,7 @@ from cmdsync.emulator.interactions.command_line import (
     shown_name,
 )
 from cmdsync.emulator.resources import profiles
-from cmdsync.emulator.store.database import Application, Store, StoredCommand
+from cmdsync.emulator.store.database import Store
 from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import (
     ALL_PERMISSION_BITS,
@@ -173,10 +174,10 @@ class _Where:
     """Where the user is: context, guild, channel, the user and (in a guild) the member."""
 
     context: InteractionContext
-    guild: dict[str, Any] | None
-    channel: dict[str, Any]
-    user: dict[str, Any]
-    member: dict[str, Any] | None
+    guild: Guild | None
+    channel: Channel
+    user: User
+    member: Member | None
     permissions: int  # the member's (in a guild) or the DM's
 
 
@@ -195,7 +196,7 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
         raise Refused(f"unknown locale {invocation.locale!r}: use one of Discord's "
                       "(en-US, fr, pt-BR, ...)")
     if invocation.kind == "message" and invocation.guild_id and not invocation.channel_id:
-        message = store.fixture("message", invocation.guild_id,
+        message = store.seed_message(invocation.guild_id,
                                 _snowflake(invocation.target_id or ""))
         if message is not None:  # run from the message: in its channel
             invocation = replace(invocation, channel_id=message["channel_id"])
@@ -245,21 +246,21 @@ def _where(store: Store, invocation: Invocation) -> _Where:
     guild = store.guild(invocation.guild_id) if invocation.guild_id else None
     if invocation.guild_id and guild is None:
         raise Refused(f"no guild {invocation.guild_id} in the emulator: add it with a seed")
-    user_id = invocation.user_id or (guild or {}).get("owner_id") or _first_user(store)
-    user = store.fixture("user", "", user_id) if user_id else None
+    user_id = invocation.user_id or (guild.get("owner_id") if guild else None) or _first_user(store)
+    user = store.user(user_id) if user_id else None
     if user is None or user_id is None:
         raise Refused(f"no user {user_id} in the emulator: add it to the seed's users")
     if guild is None:
-        dm = {"id": dm_channel_id(user_id, context), "type": int(
+        dm: Channel = {"id": dm_channel_id(user_id, context), "type": int(
             ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
         if invocation.channel_id:
             dm["id"] = invocation.channel_id
         return _Where(context, None, dm, user, None, EVERYONE_PERMISSIONS)
-    member = store.fixture("member", guild["id"], user_id)
+    member = store.member(guild["id"], user_id)
     if member is None:
         raise Refused(f"user {user_id} is not a member of guild {guild['id']}: add it to the "
                       "guild's members in the seed")
-    channels = store.fixtures("channel", guild["id"])
+    channels = store.channels(guild["id"])
     if invocation.channel_id:
         channel = next((c for c in channels if c["id"] == invocation.channel_id), None)
         if channel is None:
@@ -274,7 +275,7 @@ def _where(store: Store, invocation: Invocation) -> _Where:
 
 
 def _first_user(store: Store) -> str | None:
-    users = store.fixtures("user", "")
+    users = store.users()
     return str(users[0]["id"]) if users else None
 
 
@@ -292,7 +293,7 @@ def member_permissions(store: Store, guild: Mapping[str, Any], user_id: str,
     topic, "Permission Hierarchy"; channel overwrites are not modelled)."""
     if guild.get("owner_id") == user_id:
         return ALL_PERMISSION_BITS
-    roles = {role["id"]: int(role["permissions"]) for role in store.fixtures("role", guild["id"])}
+    roles = {role["id"]: int(role["permissions"]) for role in store.roles(guild["id"])}
     bits = roles.get(guild["id"], 0)
     for role_id in member.get("roles") or []:
         bits |= roles.get(role_id, 0)
@@ -470,12 +471,12 @@ def member_decision(store: Store, app: Application, command: StoredCommand, *,
     channel ``channel_id``: checks 3 and 4 of the module docstring, as :func:`prepare`
     makes them. The emulator console's permission table."""
     guild = store.guild(guild_id)
-    channel = store.fixture("channel", guild_id, channel_id)
-    member = store.fixture("member", guild_id, user_id) if roles is None else {
+    channel = store.channel(guild_id, channel_id)
+    member = store.member(guild_id, user_id) if roles is None else {
         "user_id": user_id, "roles": list(roles)}
     if guild is None or channel is None or member is None:
         raise Refused(f"no guild {guild_id}, channel {channel_id} or member {user_id}")
-    user = store.fixture("user", "", user_id) or {"id": user_id}
+    user = store.user(user_id) or {"id": user_id}
     where = _Where(InteractionContext.GUILD, guild, channel, user, member,
                    member_permissions(store, guild, user_id, member))
     body = render_command(command, app)
@@ -620,7 +621,7 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
     wants_role = kind in (OptionType.ROLE, OptionType.MENTIONABLE) and sigil.startswith("@") \
         and sigil != "@!"
     if kind == OptionType.CHANNEL:
-        channel = store.fixture("channel", guild_id, snowflake) if guild_id else None
+        channel = store.channel(guild_id, snowflake) if guild_id else None
         if channel is None and not guild_id:
             raise Refused(f"option {name}: channel {snowflake} is not in this DM with the "
                           "bot: run the command in its guild"
@@ -636,12 +637,12 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
                                                                  where.permissions)
         return snowflake
     if wants_role and guild_id:
-        role = store.fixture("role", guild_id, snowflake)
+        role = store.role(guild_id, snowflake)
         if role is not None:
             resolved.setdefault("roles", {})[snowflake] = _role(role)
             return snowflake
     if wants_user:
-        user = store.fixture("user", "", snowflake)
+        user = store.user(snowflake)
         if user is not None:
             _resolve_user(store, snowflake, user, where, resolved)
             return snowflake
@@ -652,8 +653,9 @@ def _mention(store: Store, kind: OptionType, name: str, raw: str, option: Mappin
 def _home(store: Store, kind: str, snowflake: str) -> str:
     """``: --guild ID`` of the guild whose fixture the channel or message is, else
     `` (--guild)``."""
+    read = store.channel if kind == "channel" else store.seed_message
     for guild_id in store.guild_ids():
-        if store.fixture(kind, guild_id, snowflake) is not None:
+        if read(guild_id, snowflake) is not None:
             return f": --guild {guild_id}"
     return " (--guild)"
 
@@ -670,13 +672,13 @@ def _target(store: Store, command: StoredCommand, invocation: Invocation, where:
         raise Refused(f"a {CommandType(command.type).name.lower()} command needs a target: "
                       "give --target ID")
     if command.type == CommandType.USER:
-        user = store.fixture("user", "", target)
+        user = store.user(target)
         if user is None:
             raise Refused(f"no user {target} in the emulator")
         _resolve_user(store, target, user, where, resolved)
         return target
     guild_id = where.guild["id"] if where.guild else None
-    message = store.fixture("message", guild_id, target) if guild_id else None
+    message = store.seed_message(guild_id, target) if guild_id else None
     if message is None and not guild_id:
         raise Refused(f"message {target} is not in this DM with the bot: run the command in "
                       "its guild" + _home(store, "message", target))
@@ -686,7 +688,7 @@ def _target(store: Store, command: StoredCommand, invocation: Invocation, where:
     if message["channel_id"] != where.channel["id"]:
         raise Refused(f"message {target} is in channel {message['channel_id']}, not "
                       f"{where.channel['id']}: leave --channel out")
-    author = store.fixture("user", "", message["author_id"]) or {"id": message["author_id"]}
+    author = store.user(message["author_id"]) or {"id": message["author_id"]}
     resolved.setdefault("messages", {})[target] = fixture_message(
         message, _user(author), guild_id)
     return target
@@ -697,7 +699,7 @@ def _resolve_user(store: Store, user_id: str, user: Mapping[str, Any], where: _W
     resolved.setdefault("users", {})[user_id] = _user(user)
     if where.guild is None:
         return
-    member = store.fixture("member", where.guild["id"], user_id)
+    member = store.member(where.guild["id"], user_id)
     if member is not None:
         permissions = member_permissions(store, where.guild, user_id, member)
         body = _member(member, _user(user), permissions)
@@ -782,8 +784,8 @@ def app_permissions(store: Store, app: Application, where: _Where) -> int:
     application installed without its bot); in DMs ``@everyone``'s defaults."""
     if where.guild is None:
         return EVERYONE_PERMISSIONS
-    bot = store.fixture("member", where.guild["id"], app.id)
+    bot = store.member(where.guild["id"], app.id)
     if bot is None:
-        everyone = store.fixture("role", where.guild["id"], where.guild["id"])
+        everyone = store.role(where.guild["id"], where.guild["id"])
         return int(everyone["permissions"]) if everyone else 0
     return member_permissions(store, where.guild, app.id, bot)

@@ -54,6 +54,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator.application_commands.commands import Limits
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.interactions import delivery
 from cmdsync.emulator.interactions import response_checks as checks
@@ -68,7 +69,7 @@ from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.request_body import Upload
 from cmdsync.emulator.resources import attachments, profiles
-from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.database import Store
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, EPHEMERAL, LOADING, CommandType
 
 MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
@@ -217,20 +218,14 @@ def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
         if record is None:
             raise error_replies.unknown_interaction()
         messages = [message for _, message in store.messages(db, interaction_id)]
-    stored = store.fixture(_FAILURE, "", interaction_id)
     return {"interaction": record["payload"], "response": record["response"],
-            "failure": stored["failure"] if stored else None, "messages": messages}
-
-
-# Failures are kept in the state beside their interaction, as records of this kind in
-# the store's table of keyed records (a reset forgets them with the interactions).
-_FAILURE = "interaction_failure"
+            "failure": store.failure(interaction_id), "messages": messages}
 
 
 def record_failure(store: Store, interaction_id: str, failure: str | None) -> None:
     """Keep why the interaction ``interaction_id`` failed (nothing when it did not)."""
     if failure is not None:
-        store.put_fixture(_FAILURE, "", interaction_id, {"failure": failure})
+        store.record_failure(interaction_id, failure)
 
 
 def _describe(exc: error_replies.ErrorReply) -> str:

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from cmdsync.emulator.store.database import Application
+from cmdsync.emulator.domain.objects import Application
 
 SIGNATURE_HEADER = "X-Signature-Ed25519"
 TIMESTAMP_HEADER = "X-Signature-Timestamp"

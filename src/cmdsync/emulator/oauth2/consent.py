@@ -46,11 +46,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from cmdsync.emulator.domain.objects import Application, User
 from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.oauth2 import grants
 from cmdsync.emulator.oauth2.tokens import AUTHORIZE_SCOPES
 from cmdsync.emulator.reference.access import foreign_host
-from cmdsync.emulator.store.database import Application
 
 MAX_FORM_BYTES = 16_384
 MAX_VALUE = 2048  # characters of one query parameter
@@ -133,7 +133,7 @@ def _ask(request: Request, emulator: Emulator) -> Response:
         return _redirect(target.redirect_uri, {"error": refused.error,
                                                "error_description": refused.description},
                          target.state)
-    users = emulator.store.fixtures("user", "")
+    users = emulator.store.users()
     if not users:
         return _error_page("The emulator's seed has no users, so nobody can log in: add "
                            "one to the seed's users.")
@@ -224,7 +224,7 @@ async def _decide(request: Request, emulator: Emulator) -> Response:
                                                 "error_description": "The user cancelled."},
                          pending.state)
     user_id = form.get("user_id", "")
-    if decision != "authorize" or emulator.store.fixture("user", "", user_id) is None:
+    if decision != "authorize" or emulator.store.user(user_id) is None:
         return _error_page("Pick one of the listed users, then Authorize or Cancel: start "
                            "the login again from the application.")
     code = grants.save_code(emulator.store, grants.Code(
@@ -269,7 +269,7 @@ def _document(title: str, body: str) -> str:
             f"<body>\n<main>\n{body}</main>\n</body>\n</html>\n")
 
 
-def _page(app: Application, pending: grants.Pending, users: list[dict[str, object]],
+def _page(app: Application, pending: grants.Pending, users: list[User],
           nonce: str, action: str) -> str:
     """The consent page: every value it shows is escaped."""
     name = escape(app.name)

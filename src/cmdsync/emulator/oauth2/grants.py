@@ -32,7 +32,8 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from cmdsync.emulator.store.database import Store, Token
+from cmdsync.emulator.domain.objects import Token
+from cmdsync.emulator.store.database import Store
 
 CODE_LIFETIME = 600  # seconds: codes and consent pages (RFC 6749 4.1.2: 10 minutes at most)
 TOKEN_LIFETIME = 604800  # seconds: access tokens (Discord's "OAuth2" topic: expires_in)

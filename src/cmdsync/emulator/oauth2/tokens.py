@@ -49,8 +49,9 @@ import secrets
 from collections.abc import Callable
 from urllib.parse import parse_qs
 
+from cmdsync.emulator.domain.objects import Application, Token
 from cmdsync.emulator.oauth2 import grants
-from cmdsync.emulator.store.database import Application, Store, Token
+from cmdsync.emulator.store.database import Store
 from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 TOKEN_LIFETIME = grants.TOKEN_LIFETIME  # seconds (Discord's documentation)
@@ -207,8 +208,8 @@ def _issued(issued: grants.Issued) -> dict[str, object]:
 
 def _managed(store: Store, user_id: str) -> frozenset[str]:
     """The guilds a seeded user may manage (the seed's ``users[].guilds``)."""
-    user = store.fixture("user", "", user_id) or {}
-    return frozenset(str(g) for g in user.get("guilds") or [])
+    user = store.user(user_id)
+    return frozenset(str(g) for g in (user.get("guilds") if user else None) or [])
 
 
 def _form(body: bytes) -> dict[str, str]:

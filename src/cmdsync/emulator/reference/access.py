@@ -19,8 +19,9 @@ import ipaddress
 
 from starlette.requests import HTTPConnection
 
+from cmdsync.emulator.domain.objects import Application, Token
 from cmdsync.emulator.reference import error_replies
-from cmdsync.emulator.store.database import Application, Store, Token
+from cmdsync.emulator.store.database import Store
 from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from cmdsync.emulator.application_commands import bodies
 from cmdsync.emulator.application_commands.commands import Limits, Scope
+from cmdsync.emulator.domain.objects import Token
 from cmdsync.emulator.reference import access
 from cmdsync.emulator.reference.request_body import Upload
-from cmdsync.emulator.store.database import Store, Token
+from cmdsync.emulator.store.database import Store
 
 if TYPE_CHECKING:
     from cmdsync.emulator.gateway.hub import Gateway

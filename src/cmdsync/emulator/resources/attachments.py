@@ -118,7 +118,7 @@ def mentions(store: Store, guild_id: str, content: str, allowed: Any, *,
             people.setdefault(user_id, person)
     if replied_author is not None and (allowed is None or allowed.get("replied_user")):
         people.setdefault(replied_author["id"], replied_author)
-    guild_roles = {role["id"] for role in store.fixtures("role", guild_id)}
+    guild_roles = {role["id"] for role in store.roles(guild_id)}
     mentioned_roles = [role_id for role_id in dict.fromkeys(_ROLE.findall(content))
                        if role_id in guild_roles and ("roles" in kinds or role_id in roles)]
     everyone = bool(_EVERYONE.search(content)) and "everyone" in kinds and bool(

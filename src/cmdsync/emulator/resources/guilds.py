@@ -107,12 +107,12 @@ def my_guilds(call: Call) -> Reply:
 def _users_guilds(call: Call, user_id: str) -> list[tuple[str, int, bool]]:
     """``(guild id, permissions, owner)`` of each guild the user is in or may manage."""
     store = call.store
-    user = store.fixture("user", "", user_id) or {}
-    managed = call.token.guilds | {str(g) for g in user.get("guilds") or []}
+    user = store.user(user_id)
+    managed = call.token.guilds | {str(g) for g in (user.get("guilds") if user else None) or []}
     found = []
     for guild_id in store.guild_ids():
         guild = store.guild(guild_id) or {"id": guild_id}
-        member = store.fixture("member", guild_id, user_id)
+        member = store.member(guild_id, user_id)
         owner = guild.get("owner_id") == user_id
         if member is None and not owner and guild_id not in managed:
             continue
@@ -126,12 +126,12 @@ def _users_guilds(call: Call, user_id: str) -> list[tuple[str, int, bool]]:
 
 def _my_guild(call: Call, guild_id: str, bits: int, owner: bool, with_counts: bool
               ) -> dict[str, Any]:
-    guild = call.store.guild(guild_id) or {}
-    body: dict[str, Any] = {"id": guild_id, "name": guild.get("name", ""), "icon": None,
+    guild = call.store.guild(guild_id)
+    body: dict[str, Any] = {"id": guild_id, "name": guild["name"] if guild else "", "icon": None,
                             "banner": None, "owner": owner, "permissions": str(bits),
                             "features": []}
     if with_counts:
-        body.update(approximate_member_count=len(call.store.fixtures("member", guild_id)),
+        body.update(approximate_member_count=len(call.store.members(guild_id)),
                     approximate_presence_count=0)
     return body
 

@@ -37,12 +37,12 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions import delivery
 from cmdsync.emulator.reference import access, error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.form_body import nest
 from cmdsync.emulator.resources import profiles
-from cmdsync.emulator.store.database import Application
 from cmdsync.emulator.store.seed import add_entry_point
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType
 
@@ -124,9 +124,9 @@ def authorization(call: Call) -> Reply:
 
 def _person(call: Call, user_id: str, *, pii: bool = False) -> dict[str, Any]:
     """The user, named as the seed names them."""
-    fixture = call.store.fixture("user", "", user_id) or {}
-    return profiles.user(user_id, pii=pii, username=fixture.get("username"),
-                         global_name=fixture.get("global_name"))
+    fixture = call.store.user(user_id)
+    return profiles.user(user_id, pii=pii, username=fixture.get("username") if fixture else None,
+                         global_name=fixture.get("global_name") if fixture else None)
 
 
 def _own_application(call: Call) -> Application:

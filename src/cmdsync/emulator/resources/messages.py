@@ -41,12 +41,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.interactions.invocation import fixture_message
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.resources import attachments, objects, profiles
-from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.database import Store
 from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import EPHEMERAL, Permission
 
@@ -283,7 +284,7 @@ def _every(store: Store, db: sqlite3.Connection, where: _Place, message_id: str 
         if message.get("channel_id") == channel_id and not int(message["flags"]) & EPHEMERAL:
             message.pop("guild_id", None)  # REST messages carry no guild_id
             found.append(("interaction", message))
-    for fixture in store.fixtures("message", where.guild_id):
+    for fixture in store.seed_messages(where.guild_id):
         if fixture["channel_id"] == channel_id and message_id in (None, fixture["id"]):
             author = objects.user(store, fixture["author_id"]) or profiles.user(
                 fixture["author_id"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Channel
 from cmdsync.emulator.interactions.invocation import JOINED_AT, dm_channel_id, member_permissions
 from cmdsync.emulator.resources import profiles
 from cmdsync.emulator.store.database import Store
@@ -44,7 +45,7 @@ _AUTO_ARCHIVE = 4320  # minutes: a new channel's default_auto_archive_duration, 
 
 def user(store: Store, user_id: str) -> dict[str, Any] | None:
     """A seeded user, or an application's bot user (``UserResponse``); None if neither."""
-    fixture = store.fixture("user", "", user_id)
+    fixture = store.user(user_id)
     if fixture is not None:
         return profiles.user(user_id, username=fixture.get("username"),
                              global_name=fixture.get("global_name"))
@@ -55,7 +56,7 @@ def user(store: Store, user_id: str) -> dict[str, Any] | None:
 def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
     """A guild member fixture as ``GuildMemberResponse``, or None (no such member,
     or a user neither seeded nor an application's bot)."""
-    fixture = store.fixture("member", guild_id, user_id)
+    fixture = store.member(guild_id, user_id)
     if fixture is None or user(store, user_id) is None:
         return None
     return guild_member(store, fixture)
@@ -75,7 +76,7 @@ def guild_member(store: Store, fixture: Mapping[str, Any]) -> dict[str, Any]:
 def roles(store: Store, guild_id: str) -> list[dict[str, Any]]:
     """The guild's roles (``GuildRoleResponse``), ``@everyone`` first at position 0
     (one without permissions when the seed names none: every guild has it)."""
-    fixtures = store.fixtures("role", guild_id)
+    fixtures = store.roles(guild_id)
     if not any(r["id"] == guild_id for r in fixtures):
         fixtures = [{"id": guild_id, "name": "@everyone", "permissions": "0"}, *fixtures]
     ordered = sorted(fixtures, key=lambda r: r["id"] != guild_id)
@@ -93,24 +94,24 @@ def role(fixture: Mapping[str, Any], position: int) -> dict[str, Any]:
 
 def channels(store: Store, guild_id: str) -> list[dict[str, Any]]:
     """Every channel of the guild, in the order the seed gives them."""
-    fixtures = store.fixtures("channel", guild_id)
+    fixtures = store.channels(guild_id)
     return [channel(store, guild_id, item, position, fixtures)
             for position, item in enumerate(fixtures)]
 
 
 def find_channel(store: Store, channel_id: str) -> tuple[str, dict[str, Any]] | None:
     """``(guild_id, channel object)`` of a seeded channel, or None."""
-    found = store.find_fixture("channel", channel_id)
+    found = store.find_channel(channel_id)
     if found is None:
         return None
     guild_id, fixture = found
-    fixtures = store.fixtures("channel", guild_id)
+    fixtures = store.channels(guild_id)
     position = next((i for i, item in enumerate(fixtures) if item["id"] == channel_id), 0)
     return guild_id, channel(store, guild_id, fixture, position, fixtures)
 
 
 def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: int,
-            siblings: list[dict[str, Any]]) -> dict[str, Any]:
+            siblings: list[Channel]) -> dict[str, Any]:
     """One channel fixture as Discord sends it, over REST and in GUILD_CREATE alike:
     a thread (:func:`thread`) or a guild channel with the fields of its type (see
     the module docstring). ``position`` is its index in ``siblings``, the guild's
@@ -148,7 +149,7 @@ def guild_channel(guild_id: str, fixture: Mapping[str, Any], position: int
 
 
 def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
-           siblings: list[dict[str, Any]]) -> dict[str, Any]:
+           siblings: list[Channel]) -> dict[str, Any]:
     """A thread fixture as ``ThreadResponse``: started by the guild's owner in the
     guild's first text channel (else its first announcement channel), as seeds name
     neither; ``invitable`` only on a private thread."""
@@ -170,7 +171,7 @@ def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
 def dm_channel(store: Store, user_id: str) -> dict[str, Any] | None:
     """The bot's DM channel with a seeded user (``PrivateChannelResponse``), the one a
     BOT_DM interaction of that user carries; None for an unknown user."""
-    person = store.fixture("user", "", user_id)
+    person = store.user(user_id)
     if person is None:
         return None
     return {"id": dm_channel_id(user_id, InteractionContext.BOT_DM),
@@ -207,14 +208,14 @@ def guild(store: Store, guild_id: str, *, with_counts: bool) -> dict[str, Any] |
         "premium_progress_bar_enabled": False, "nsfw": False, "nsfw_level": 0, "emojis": [],
         "stickers": [], "incidents_data": None}
     if with_counts:
-        body.update(approximate_member_count=len(store.fixtures("member", guild_id)),
+        body.update(approximate_member_count=len(store.members(guild_id)),
                     approximate_presence_count=0)
     return body
 
 
 def _owner(store: Store, guild_id: str) -> str:
-    guild = store.guild(guild_id) or {}
-    return str(guild.get("owner_id") or guild_id)
+    guild = store.guild(guild_id)
+    return str((guild.get("owner_id") if guild else None) or guild_id)
 
 
 def bot_permissions(store: Store, guild_id: str, app_id: str) -> int:
@@ -223,8 +224,8 @@ def bot_permissions(store: Store, guild_id: str, app_id: str) -> int:
     guild = store.guild(guild_id)
     if guild is None:
         return 0
-    bot = store.fixture("member", guild_id, app_id)
+    bot = store.member(guild_id, app_id)
     if bot is None:
-        everyone = store.fixture("role", guild_id, guild_id)
+        everyone = store.role(guild_id, guild_id)
         return int(everyone["permissions"]) if everyone else 0
     return member_permissions(store, guild, app_id, bot)

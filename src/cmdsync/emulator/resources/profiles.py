@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions.signing import verify_key
-from cmdsync.emulator.store.database import Application, Store
+from cmdsync.emulator.store.database import Store
 
 INT32_MAX = 2**31 - 1
 _SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application

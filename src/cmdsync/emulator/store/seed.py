@@ -87,7 +87,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from cmdsync.emulator.application_commands.bodies import stored_body
-from cmdsync.emulator.store.database import Application, Store, StoredCommand, Token
+from cmdsync.emulator.domain.objects import Application, StoredCommand, Token
+from cmdsync.emulator.store.database import Store
+from cmdsync.emulator.store.fixtures import ID_KEYS, Kind
 from cmdsync.errors import UsageError
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.loader import load_text
@@ -276,13 +278,13 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
         if app.flags & APPLICATION_FLAG_EMBEDDED and item.get("entry_point", True):
             with store.transaction() as db:
                 add_entry_point(store, db, app, now)
-    def put(kind: str, guild_id: str, item: dict[str, Any], body: dict[str, Any]) -> None:
+    def put(kind: Kind, guild_id: str, item: dict[str, Any], body: dict[str, Any]) -> None:
         """Store a fixture; in a partial seed, one already there keeps what ``item``
         leaves out (each body key is the seed key of the same name)."""
-        stored = store.fixture(kind, guild_id, body[_ID[kind]]) if partial else None
+        stored = store.fixture(kind, guild_id, body[ID_KEYS[kind]]) if partial else None
         if stored is not None:
             body = {**stored, **{key: value for key, value in body.items() if key in item}}
-        store.put_fixture(kind, guild_id, body[_ID[kind]], body)
+        store.put_fixture(None, kind, guild_id, body[ID_KEYS[kind]], body)
 
     for guild in seed.get("guilds") or []:
         guild_id = str(guild["id"])
@@ -295,8 +297,8 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
             if "applications" not in guild:
                 installed = _installed(store, guild_id)
             name = str(guild.get("name", current["name"]))
-            settings = {**{key: current[key] for key in ("owner_id", "preferred_locale")
-                           if current.get(key) is not None}, **settings}
+            settings = {**{key: str(value) for key in ("owner_id", "preferred_locale")
+                           if (value := current.get(key)) is not None}, **settings}
         store.add_guild(guild_id, name,
                         None if installed is None else [str(a) for a in installed], settings)
         for role in guild.get("roles") or []:
@@ -326,9 +328,6 @@ def apply_seed(store: Store, seed: dict[str, Any], *, now: float,
         store.add_token(Token(str(user["bearer_token"]), "bearer", str(user["application_id"]),
                               str(user["id"]), frozenset(str(s) for s in user.get("scopes") or []),
                               None, frozenset(str(g) for g in user.get("guilds") or [])))
-
-
-_ID = {"role": "id", "member": "user_id", "channel": "id", "message": "id", "user": "id"}
 
 
 def _installed(store: Store, guild_id: str) -> list[str] | None:

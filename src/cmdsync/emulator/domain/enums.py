@@ -1,0 +1,113 @@
+"""Discord's enumerations the emulator speaks, each defined once.
+
+Types of interaction and of interaction callback ("Interactions > Receiving and
+Responding"), gateway intents ("Gateway > Gateway Intents"), application flags
+("Resources > Application > Application Flags") and OAuth2 scopes ("Topics >
+OAuth2 > Shared Resources > OAuth2 Scopes"). Enums shared with manifests (command,
+option, channel and integration types, contexts, permission bits) live in
+:mod:`cmdsync.model` and are imported from there.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from cmdsync.model import IntegrationType
+
+__all__ = [
+    "ALL_INTENTS",
+    "PRIVILEGED",
+    "ApplicationFlag",
+    "CallbackType",
+    "IntegrationType",
+    "Intent",
+    "InteractionType",
+    "OAuth2Scope",
+]
+
+
+class InteractionType(enum.IntEnum):
+    """An interaction's ``type``."""
+
+    PING = 1
+    APPLICATION_COMMAND = 2
+    MESSAGE_COMPONENT = 3
+    APPLICATION_COMMAND_AUTOCOMPLETE = 4
+    MODAL_SUBMIT = 5
+
+
+class CallbackType(enum.IntEnum):
+    """An interaction response's ``type`` ("Interaction Callback Type")."""
+
+    PONG = 1
+    CHANNEL_MESSAGE_WITH_SOURCE = 4
+    DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5
+    DEFERRED_UPDATE_MESSAGE = 6
+    UPDATE_MESSAGE = 7
+    APPLICATION_COMMAND_AUTOCOMPLETE_RESULT = 8
+    MODAL = 9
+    LAUNCH_ACTIVITY = 12
+
+
+class Intent(enum.IntEnum):
+    """The gateway intents: bit numbers (the intents value is ``sum(1 << intent)``)."""
+
+    GUILDS = 0
+    GUILD_MEMBERS = 1
+    GUILD_MODERATION = 2
+    GUILD_EXPRESSIONS = 3
+    GUILD_INTEGRATIONS = 4
+    GUILD_WEBHOOKS = 5
+    GUILD_INVITES = 6
+    GUILD_VOICE_STATES = 7
+    GUILD_PRESENCES = 8
+    GUILD_MESSAGES = 9
+    GUILD_MESSAGE_REACTIONS = 10
+    GUILD_MESSAGE_TYPING = 11
+    DIRECT_MESSAGES = 12
+    DIRECT_MESSAGE_REACTIONS = 13
+    DIRECT_MESSAGE_TYPING = 14
+    MESSAGE_CONTENT = 15
+    GUILD_SCHEDULED_EVENTS = 16
+    AUTO_MODERATION_CONFIGURATION = 20
+    AUTO_MODERATION_EXECUTION = 21
+    GUILD_MESSAGE_POLLS = 24
+    DIRECT_MESSAGE_POLLS = 25
+
+
+ALL_INTENTS = sum(1 << intent for intent in Intent)
+
+
+class ApplicationFlag(enum.IntFlag):
+    """An application's ``flags``."""
+
+    GATEWAY_PRESENCE = 1 << 12
+    GATEWAY_PRESENCE_LIMITED = 1 << 13
+    GATEWAY_GUILD_MEMBERS = 1 << 14
+    GATEWAY_GUILD_MEMBERS_LIMITED = 1 << 15
+    VERIFICATION_PENDING_GUILD_LIMIT = 1 << 16
+    EMBEDDED = 1 << 17
+    GATEWAY_MESSAGE_CONTENT = 1 << 18
+    GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19
+    APPLICATION_COMMAND_BADGE = 1 << 23
+
+
+# A privileged intent -> the application flags (either one) that allow it.
+PRIVILEGED: dict[Intent, ApplicationFlag] = {
+    Intent.GUILD_PRESENCES: ApplicationFlag.GATEWAY_PRESENCE
+    | ApplicationFlag.GATEWAY_PRESENCE_LIMITED,
+    Intent.GUILD_MEMBERS: ApplicationFlag.GATEWAY_GUILD_MEMBERS
+    | ApplicationFlag.GATEWAY_GUILD_MEMBERS_LIMITED,
+    Intent.MESSAGE_CONTENT: ApplicationFlag.GATEWAY_MESSAGE_CONTENT
+    | ApplicationFlag.GATEWAY_MESSAGE_CONTENT_LIMITED,
+}
+
+
+class OAuth2Scope(str, enum.Enum):
+    """The OAuth2 scopes the emulator grants (compare with ``.value``: tokens keep strings)."""
+
+    COMMANDS_UPDATE = "applications.commands.update"
+    PERMISSIONS_UPDATE = "applications.commands.permissions.update"
+    COMMANDS = "applications.commands"
+    BOT = "bot"
+    IDENTIFY = "identify"

@@ -1,0 +1,100 @@
+"""Interactions, their messages, and the answers a delivery waits for."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from cmdsync.emulator.store.sqlite import SQLiteStore
+
+
+class InteractionRows(SQLiteStore):
+    """Interactions, their messages, and the answers a delivery waits for."""
+
+    @contextmanager
+    def answering(self, token: str) -> Iterator[threading.Event]:
+        """Mark the interaction of ``token`` as delivered and its HTTP answer not yet taken.
+
+        Yields an event that :meth:`responded` sets: the response came through
+        the callback route meanwhile.
+        """
+        event, responded = threading.Event(), threading.Event()
+        with self._lock:
+            self._answering[token] = event
+            self._responded[token] = responded
+        try:
+            yield responded
+        finally:
+            with self._lock:
+                self._answering.pop(token, None)
+                self._responded.pop(token, None)
+                self._refusals.pop(token, None)
+            event.set()
+
+    def responded(self, token: str) -> None:
+        """Tell whoever waits in :meth:`answering` that the interaction of ``token`` has
+        its response (recorded and committed)."""
+        with self._lock:
+            event = self._responded.get(token)
+        if event is not None:
+            event.set()
+
+    def refused(self, token: str, reason: str) -> None:
+        """Record why a callback for the interaction of ``token`` was refused, while it is
+        :meth:`answering`, so that its failure says so (:meth:`refusal`)."""
+        with self._lock:
+            if token in self._answering:
+                self._refusals[token] = reason
+
+    def refusal(self, token: str) -> str | None:
+        """Why the last callback for the interaction of ``token`` was refused, if one was."""
+        with self._lock:
+            return self._refusals.get(token)
+
+    def wait_for_answer(self, token: str, timeout: float) -> None:
+        """Wait at most ``timeout`` seconds while the interaction of ``token`` is
+        :meth:`answering` (not at all otherwise)."""
+        with self._lock:
+            event = self._answering.get(token)
+        if event is not None:
+            event.wait(timeout)
+
+
+    def save_interaction(self, db: sqlite3.Connection, interaction_id: str, app_id: str,
+                         token: str, created_at: float, payload: Mapping[str, Any],
+                         response: Mapping[str, Any] | None) -> None:
+        db.execute("INSERT OR REPLACE INTO interactions VALUES (?, ?, ?, ?, ?, ?)",
+                   (interaction_id, app_id, token, created_at, json.dumps(dict(payload)),
+                    None if response is None else json.dumps(dict(response))))
+
+    def interaction(self, db: sqlite3.Connection, *, interaction_id: str | None = None,
+                    token: str | None = None) -> dict[str, Any] | None:
+        """``{"id", "application_id", "token", "created_at", "payload", "response"}``
+        by id or by token, or None."""
+        column, value = ("id", interaction_id) if interaction_id is not None else ("token", token)
+        row = db.execute(f"SELECT * FROM interactions WHERE {column} = ?", (value,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row["id"], "application_id": row["application_id"],
+                "token": row["token"], "created_at": row["created_at"],
+                "payload": json.loads(row["payload"]),
+                "response": None if row["response"] is None else json.loads(row["response"])}
+
+    def save_message(self, db: sqlite3.Connection, interaction_id: str, body: Mapping[str, Any],
+                     *, original: bool) -> None:
+        db.execute("INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)",
+                   (body["id"], interaction_id, int(original), json.dumps(dict(body))))
+
+    def delete_message(self, db: sqlite3.Connection, message_id: str) -> None:
+        db.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+
+    def messages(self, db: sqlite3.Connection, interaction_id: str
+                 ) -> list[tuple[bool, dict[str, Any]]]:
+        """``(original, message)`` pairs of an interaction, oldest first."""
+        rows = db.execute("SELECT original, body FROM messages WHERE interaction_id = ? "
+                          "ORDER BY length(id), id", (interaction_id,)).fetchall()
+        return [(bool(row["original"]), json.loads(row["body"])) for row in rows]
