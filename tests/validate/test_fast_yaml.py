@@ -1,6 +1,6 @@
 """The fast YAML read (yaml-rs, no positions) gives exactly what the careful one gives.
 
-``cmdsync.manifest.loader`` reads YAML the fast way only when it can tell
+``cmdsync.manifest.yaml_read`` reads YAML the fast way only when it can tell
 that the result is the careful way's (PyYAML composed, converted with
 positions); otherwise it reads it the careful way. These tests hold that
 promise over every YAML file the project and the corpus have, over
@@ -20,14 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cmdsync.manifest import loader
-from cmdsync.manifest.loader import (
-    Document,
-    SharedBodies,
-    _parse_careful,
-    _parse_fast,
-    load_text,
-)
+from cmdsync.manifest import yaml_pieces, yaml_read
+from cmdsync.manifest.loader import Document, SharedBodies, load_text
+from cmdsync.manifest.yaml_read import parse_careful, parse_fast
 from tests.support import paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,10 +36,10 @@ def reading(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     each repeated piece parsed once (forced here for any text), with pieces of at
     most a quarter of the text, or of any size."""
     if request.param != "whole":
-        monkeypatch.setattr(loader, "REPEATED_PIECES_MIN_CHARS", 0)
-        monkeypatch.setattr(loader, "REPEATED_PIECES_MIN_RATIO", 0)
+        monkeypatch.setattr(yaml_read, "REPEATED_PIECES_MIN_CHARS", 0)
+        monkeypatch.setattr(yaml_pieces, "REPEATED_PIECES_MIN_RATIO", 0)
     if request.param == "all-pieces":
-        monkeypatch.setattr(loader, "REPEATED_PIECES_MAX_SHARE", 1)
+        monkeypatch.setattr(yaml_pieces, "REPEATED_PIECES_MAX_SHARE", 1)
     return str(request.param)
 
 
@@ -52,8 +47,8 @@ def _both(text: str, env: dict[str, str] | None = None) -> tuple[bool, Document,
     env = ENV if env is None else env
     fast = Document(file="m.yaml", kind="yaml", text=text)
     careful = Document(file="m.yaml", kind="yaml", text=text)
-    taken = _parse_fast(fast, env, SharedBodies())  # with the memo of repeated commands
-    _parse_careful(careful, env)
+    taken = parse_fast(fast, env, SharedBodies())  # with the memo of repeated commands
+    parse_careful(careful, env)
     return taken, fast, careful
 
 
@@ -264,4 +259,4 @@ def test_a_run_that_declines_leaves_nothing_for_the_next_file(reading: str) -> N
     shared = SharedBodies()
     for _ in range(2):
         fast = Document(file="m.yaml", kind="yaml", text=text)
-        assert not _parse_fast(fast, {}, shared)
+        assert not parse_fast(fast, {}, shared)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cmdsync.manifest.loader import Document, _yaml_positions, load_file, load_text
+from cmdsync.manifest.loader import Document, load_file, load_text
+from cmdsync.manifest.yaml_careful import yaml_positions
 from tests.support.paths import DATA, EXAMPLES
 
 FILES = sorted(p for root in (DATA, EXAMPLES) for p in root.rglob("*")
@@ -43,7 +44,7 @@ def documents() -> list[Document]:
 @pytest.mark.parametrize("doc", documents(), ids=lambda doc: Path(doc.file).name)
 def test_a_few_paths_are_located_as_every_node_would_locate_them(doc: Document) -> None:
     text = doc.source_text()
-    values, keys = _yaml_positions(text, env=None if doc.kind == "json" else doc.env)
+    values, keys = yaml_positions(text, env=None if doc.kind == "json" else doc.env)
     every = Document(doc.file, doc.kind, doc.data, text, positions=values, key_positions=keys)
     paths = set(values) | set(keys)
     paths |= {path + ("absent",) for path in values} | {("absent", 0), (10**6,)}

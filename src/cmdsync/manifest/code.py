@@ -31,8 +31,8 @@ from typing import Any
 
 from cmdsync.errors import UsageError
 from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
+from cmdsync.manifest.document import Document
 from cmdsync.manifest.files import CODE_PREFIX as PREFIX
-from cmdsync.manifest.loader import Document
 from cmdsync.model import GLOBAL
 from cmdsync.state.as_manifest import to_command
 

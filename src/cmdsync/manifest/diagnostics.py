@@ -3,13 +3,15 @@
 Every problem cmdsync finds in a manifest is a :class:`Diagnostic` with an
 address (file, 1-based line and column, RFC 6901 JSON pointer) and a stable
 rule id. Nothing here prints; ``cmdsync.render`` turns diagnostics into text,
-JSON or GitHub annotations.
+JSON or GitHub annotations. :func:`problem` records an error on a file being
+read.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class Severity(str, enum.Enum):
@@ -59,3 +61,19 @@ class Diagnostic:
 def pointer(path: tuple[str | int, ...]) -> str:
     """Render a path of keys and indexes as an RFC 6901 JSON pointer."""
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+class Recorder(Protocol):
+    """What :func:`problem` records on: a file being read (a loader's ``Document``)."""
+
+    file: str
+    diagnostics: list[Diagnostic]
+
+
+def problem(doc: Recorder, rule: str, message: str, line: int = 1, column: int = 1,
+            ptr: str = "") -> None:
+    """Record the error ``message`` (rule ``rule``) on ``doc`` at ``line``:``column``,
+    the JSON pointer ``ptr``; a line and column of 0 mean the file was not read."""
+    doc.diagnostics.append(
+        Diagnostic(rule, Severity.ERROR, message, Location(doc.file, line, column, ptr))
+    )

@@ -1,6 +1,6 @@
 """The desired state as read from manifest files, before normalization.
 
-:func:`collect` walks loaded :class:`~cmdsync.manifest.loader.Document`\\ s
+:func:`collect` walks loaded :class:`~cmdsync.manifest.document.Document`\\ s
 and gathers every command and permission entry with its scope and address,
 so that rules can check one command, one scope or the whole merged set.
 Nothing here judges validity; it only skips what has the wrong shape (the
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cmdsync.manifest.loader import Document, Path
+from cmdsync.manifest.document import Document, Path
 from cmdsync.model import GLOBAL, CommandType, OptionType, enum_value
 
 
@@ -70,8 +70,9 @@ class OptionEntry:
     data: dict[str, Any]
     parent: OptionList
 
-    @property
+    @functools.cached_property
     def type(self) -> int | None:
+        """The option type as an int, None if missing or invalid."""
         return enum_value(OptionType, self.data.get("type"))
 
 

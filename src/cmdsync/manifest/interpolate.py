@@ -1,13 +1,17 @@
 """``${VAR}`` and ``${VAR:-default}`` interpolation from the environment.
 
 ``$${`` writes a literal ``${``. The syntax and the ``:-`` default follow
-POSIX shells and Docker Compose, which manifests' authors already know.
+POSIX shells and Docker Compose, which manifests' authors already know. A
+variable that is unset and has no default is reported as
+:func:`unset_variable` says (CS004).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
+from cmdsync.manifest.diagnostics import Diagnostic, Location, Severity
 
 _PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A "$" in a value comes from a "$" in the text or from an escape that writes one
@@ -45,3 +49,17 @@ def interpolate(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
         return match.group(0)
 
     return _PATTERN.sub(expand, text), missing
+
+
+def unset_variable(name: str, location: Location, *, placeholder: bool) -> Diagnostic:
+    """CS004 for ``${name}``, unset and without a default, written at ``location``: a
+    note when it stays as a placeholder (offline validate), else an error."""
+    return Diagnostic(
+        "CS004", Severity.NOTE if placeholder else Severity.ERROR,
+        f"environment variable {name} is not set: a placeholder here, but plan "
+        f"and apply need it (export it, or write ${{{name}:-default}})"
+        if placeholder else
+        f"environment variable {name} is not set: export it, or write "
+        f"${{{name}:-default}} to give a default",
+        location,
+    )

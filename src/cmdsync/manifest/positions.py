@@ -1,6 +1,6 @@
 """The line and column of chosen nodes of a YAML or JSON text, in one streaming pass.
 
-:meth:`cmdsync.manifest.loader.Document.locate` of a file read without positions
+:meth:`cmdsync.manifest.document.Document.locate` of a file read without positions
 (JSON, and YAML read the fast way) once composed the whole text with PyYAML
 to record the position of every node: for a file of a million small nodes
 (``[1, 2, 3, ...]``, 8 MB) that was 700 MB for a hundred diagnostics.
