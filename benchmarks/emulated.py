@@ -34,10 +34,10 @@ import procs
 
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.application_commands.bodies import stored_body
+from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.database import StoredCommand
 from cmdsync.state.normalize import request_body
 
 APP = generate.APPLICATION_ID

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cmdsync.apply.strategy import Strategy
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import CmdsyncError, UnsafePlanError
 from cmdsync.plan import Action
 from tests.support.apply import (

@@ -9,11 +9,11 @@ import pytest
 
 from cmdsync.apply.backup import write_backup
 from cmdsync.apply.strategy import Strategy
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.reference.faults import FaultConfig
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.manifest.loader import load_file
 from cmdsync.runners import aio
 from cmdsync.runners.apply import ApplyOptions, apply_paths

@@ -39,8 +39,8 @@ from cmdsync.apply.result import ApplyResult, ChangeResult, ChangeStatus
 from cmdsync.apply.strategy import Strategy
 from cmdsync.client.http import ClientConfig
 from cmdsync.emulator.app import create_app
-from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 from cmdsync.emulator.server import BackgroundServer

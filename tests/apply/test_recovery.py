@@ -16,11 +16,11 @@ from cmdsync import validate
 from cmdsync.apply.ledger import load as load_ledger
 from cmdsync.apply.strategy import Strategy
 from cmdsync.client import endpoints
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
-from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import UnsafePlanError, UsageError
 from cmdsync.manifest.files import text_digest
 from cmdsync.plan import Action, CommandChange, LiveCommand, Plan, ScopePlan

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cmdsync.emulator.store.seed import APPLICATION_ID, BOT_TOKEN, GUILD_ID
+from cmdsync.emulator.seed import APPLICATION_ID, BOT_TOKEN, GUILD_ID
 from tests.docs.blocks import blocks_of
 from tests.support import paths
 from tests.support.action import ACTION, actionlint, fake_gh, run_step

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from cmdsync.apply.ledger import record, utc_day
 from cmdsync.cli import _apply as apply_command
 from cmdsync.cli import app
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from tests.support.cli import FIRST_PLAN, MANIFEST, clean_environment, run
 
 GUILD = emulator_seed.GUILD_ID

@@ -27,8 +27,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import cmdsync
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
+from cmdsync.emulator.seed import BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import BOT_TOKEN
 from cmdsync.errors import UsageError
 from cmdsync.state.normalize import canonical
 from tests.support import paths

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Limits, create_app
+from cmdsync.emulator.seed import BOT_TOKEN, USER_TOKEN
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import BOT_TOKEN, USER_TOKEN
 from tests.support.bot import StandInBot, serve
 from tests.support.emulator import APP, BOT, GUILD, emulator
 from tests.support.processes import cmdsync

@@ -25,9 +25,9 @@ from typing import IO, Any
 import httpx
 import pytest
 
+from cmdsync.emulator import seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.server import BackgroundServer, build
-from cmdsync.emulator.store import seed
 from tests.support.cli import clean_environment, run
 from tests.support.paths import EXAMPLES
 from tests.support.processes import environment

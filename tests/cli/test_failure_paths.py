@@ -21,12 +21,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.reference.faults import FaultConfig
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store import seed as emulator_seed
 from tests.support.processes import cmdsync, cmdsync_process
 
 APP = emulator_seed.APPLICATION_ID

@@ -17,14 +17,14 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Limits, create_app, new_emulator
-from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import (
+from cmdsync.emulator.seed import (
     ADMIN_ROLE_ID,
     BOT_TOKEN,
     MEMBER_ID,
     USER_TOKEN,
     default_seed,
 )
+from cmdsync.emulator.server import BackgroundServer
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, GUILD, USER_ID, http_client
 from tests.support.hikari import RunningBot, example_bot

@@ -21,8 +21,8 @@ from starlette.routing import Route
 
 from cmdsync.emulator import Limits, create_app
 from cmdsync.emulator.interactions.signing import verify
+from cmdsync.emulator.seed import BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import BOT_TOKEN
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import GUILD, GUILD_COMMANDS, chat, emulator, http_client, option
 

@@ -18,8 +18,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from cmdsync.emulator import Limits, create_app
+from cmdsync.emulator.seed import BOT_TOKEN, parse_seed
 from cmdsync.emulator.server import BackgroundServer, serve
-from cmdsync.emulator.store.seed import BOT_TOKEN, parse_seed
 from cmdsync.errors import UsageError
 from cmdsync.render import console
 from cmdsync.runners.invoke import Request as InvokeRequest

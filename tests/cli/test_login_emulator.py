@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.render.login import when
 from tests.support.cli import MANIFEST, clean_environment, run
 from tests.support.consent import consent, query_of

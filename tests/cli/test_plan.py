@@ -11,9 +11,9 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import CmdsyncError
 from cmdsync.plan import Action
 from cmdsync.runners.files import load_plan

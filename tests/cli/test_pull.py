@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cmdsync.client import endpoints
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.manifest.loader import load_text
 from cmdsync.runners.plan import plan_paths
 from cmdsync.runners.pull import pull_application

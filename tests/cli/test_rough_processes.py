@@ -26,7 +26,7 @@ pty = pytest.importorskip(
     "pty", reason="needs POSIX: a pseudo-terminal and SIGINT sent to a child process")
 
 from cmdsync.apply.backup import write_backup
-from cmdsync.emulator.store import seed as emulator_seed
+from cmdsync.emulator import seed as emulator_seed
 from tests.support.cli import MANIFEST
 from tests.support.processes import environment
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store.seed import APPLICATION_ID, BOT_TOKEN
+from cmdsync.emulator.seed import APPLICATION_ID, BOT_TOKEN
 from cmdsync.plan.planfile import _canonical, _hmac, plan_digest, plan_key
 from tests.support import paths
 from tests.support.emulator import http_server

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store.seed import APPLICATION_ID, BOT_TOKEN, GUILD_ID
+from cmdsync.emulator.seed import APPLICATION_ID, BOT_TOKEN, GUILD_ID
 from tests.support.emulator import http_server
 from tests.support.processes import cmdsync
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.runners.session import Connection
 from cmdsync.runners.validate import validate_online
 from tests.support.cli import clean_environment, run

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from cmdsync.emulator import create_app, new_emulator
+from cmdsync.emulator.seed import APPLICATION_ID, BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import APPLICATION_ID, BOT_TOKEN
 from tests.support import paths
 
 pytestmark = pytest.mark.slow  # real servers and subprocesses: the full suite runs it

@@ -18,11 +18,11 @@ from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import ClientConfig, DiscordClient
 from cmdsync.client.ratelimit import RateLimiter
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.reference.faults import FaultConfig
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
-from cmdsync.emulator.store import seed as emulator_seed
 
 APP = emulator_seed.APPLICATION_ID
 GUILD = emulator_seed.GUILD_ID

@@ -27,7 +27,7 @@ import httpx
 from starlette.responses import JSONResponse, Response
 
 from cmdsync.emulator import Limits
-from cmdsync.emulator.store.seed import APPLICATION_ID, CHANNEL_ID, GUILD_ID, default_seed
+from cmdsync.emulator.seed import APPLICATION_ID, CHANNEL_ID, GUILD_ID, default_seed
 from tests.support.bot import StandInBot, serve
 from tests.support.emulator import FakeClock, emulator, http_client, http_server
 

@@ -17,8 +17,8 @@ import pytest
 from cmdsync.emulator import create_app, new_emulator
 from cmdsync.emulator.console import pages
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.seed import APPLICATION_ID, GUILD_ID
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import APPLICATION_ID, GUILD_ID
 from tests.support.emulator import BOT, emulator
 
 GLOBAL = f"/api/v10/applications/{APPLICATION_ID}/commands"

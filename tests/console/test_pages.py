@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator.interactions import signing
-from cmdsync.emulator.store.seed import (
+from cmdsync.emulator.seed import (
     APPLICATION_ID,
     BOT_TOKEN,
     CLIENT_SECRET,

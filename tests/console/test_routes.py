@@ -16,11 +16,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from cmdsync.emulator import create_app
 from cmdsync.emulator.console import markdown, run, views
+from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions.invocation import Invocation
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
-from cmdsync.emulator.store.database import StoredCommand
-from cmdsync.emulator.store.seed import (
+from cmdsync.emulator.seed import (
     ADMIN_ROLE_ID,
     APPLICATION_ID,
     BOT_TOKEN,

@@ -25,8 +25,7 @@ import pytest
 import yaml
 
 from cmdsync.emulator import Limits, create_app, new_emulator
-from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import (
+from cmdsync.emulator.seed import (
     ADMIN_ROLE_ID,
     APPLICATION_ID,
     BOT_TOKEN,
@@ -34,6 +33,7 @@ from cmdsync.emulator.store.seed import (
     GUILD_ID,
     default_seed,
 )
+from cmdsync.emulator.server import BackgroundServer
 from tests.support.browser import launched
 from tests.support.cli import clean_environment
 from tests.support.hikari import RunningBot, example_bot

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Emulator
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from tests.support.emulator import APP, BOT, GUILD, USER, emulator, http_client, http_server
 
 MEMBER = "333333333333333334"

@@ -23,7 +23,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from cmdsync.emulator import Emulator, RateLimitConfig
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from tests.support import paths
 from tests.support.emulator import (
     APP,

@@ -16,7 +16,7 @@ import discord
 import pytest
 from discord.http import HTTPClient, Route
 
-from cmdsync.emulator.store.seed import BOT_TOKEN
+from cmdsync.emulator.seed import BOT_TOKEN
 from tests.support.emulator import APP, emulator, http_client, http_server
 
 

@@ -16,7 +16,7 @@ from cmdsync.emulator.interactions.invocation import (
     parse_line,
     prepare,
 )
-from cmdsync.emulator.store.seed import ADMIN_ROLE_ID, CHANNEL_ID, MEMBER_ID, default_seed
+from cmdsync.emulator.seed import ADMIN_ROLE_ID, CHANNEL_ID, MEMBER_ID, default_seed
 from tests.support.emulator import (
     APP,
     BOT,

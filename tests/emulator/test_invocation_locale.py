@@ -14,7 +14,7 @@ import pytest
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions.command_line import shown_name
 from cmdsync.emulator.interactions.invocation import Invocation, Prepared, Refused, prepare
-from cmdsync.emulator.store.seed import MEMBER_ID
+from cmdsync.emulator.seed import MEMBER_ID
 from tests.support.emulator import (
     APP,
     BOT,

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from discord.http import HTTPClient, Route, handle_message_parameters
 
-from cmdsync.emulator.store.seed import BOT_TOKEN
+from cmdsync.emulator.seed import BOT_TOKEN
 from tests.support.emulator import APP, GUILD, emulator, http_client, http_server
 
 GENERAL = "222222222222222223"

@@ -16,7 +16,7 @@ import pytest
 from starlette.responses import Response
 
 from cmdsync.emulator import Emulator, Limits
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from tests.support.bot import StandInBot, serve
 from tests.support.emulator import (
     APP,

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from tests.support.consent import consent, pkce, query_of, read_form
 from tests.support.emulator import (
     APP,

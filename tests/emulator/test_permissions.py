@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from tests.support.emulator import (
     APP,
     BOT,

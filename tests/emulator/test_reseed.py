@@ -8,7 +8,7 @@ takes the defaults again.
 
 from __future__ import annotations
 
-from cmdsync.emulator.store.seed import ADMIN_ROLE_ID, CHANNEL_ID, GUILD_ID, MEMBER_ID, USER_ID
+from cmdsync.emulator.seed import ADMIN_ROLE_ID, CHANNEL_ID, GUILD_ID, MEMBER_ID, USER_ID
 from tests.support.emulator import emulator as new_emulator
 from tests.support.emulator import http_client, http_server
 

@@ -17,9 +17,9 @@ from cmdsync.apply.guardrails import raise_if_unsafe, unsafe_reasons
 from cmdsync.apply.ledger import Ledger
 from cmdsync.apply.strategy import Strategy, schedule
 from cmdsync.cli import main
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import UnsafePlanError
 from cmdsync.plan import Action, FieldChange, Plan, diff
 from cmdsync.runners.plan import PlanRun, plan_live, plan_paths, with_unknowns

@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import CmdsyncError
 from cmdsync.manifest.outline import Outline, outline
 from cmdsync.render import diagnostics as render_diagnostics

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cmdsync.cli import main
-from cmdsync.emulator.store import seed as emulator_seed
+from cmdsync.emulator import seed as emulator_seed
 
 # Variables that change what the CLI does: credentials, the API, colour, CI output.
 SETTINGS = ("CMDSYNC_API_URL", "CMDSYNC_TIMEOUT", "FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS")

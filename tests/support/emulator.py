@@ -23,8 +23,8 @@ from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import ClientConfig, DiscordClient
 from cmdsync.emulator import Emulator, Limits, RateLimitConfig, create_app, new_emulator
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.plan import Action, Plan
 
 APP = "111111111111111111"

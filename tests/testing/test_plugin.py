@@ -335,7 +335,7 @@ HIKARI_BOT = '''
 import hikari
 import pytest
 
-from cmdsync.emulator.store.seed import default_seed
+from cmdsync.emulator.seed import default_seed
 from cmdsync.testing import discord_shaped_token
 
 TOKEN = discord_shaped_token("111111111111111111")

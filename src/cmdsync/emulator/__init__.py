@@ -15,8 +15,8 @@ bodies from diagnostics), ``errors``, ``store`` (SQLite), ``seed``,
 """
 
 from cmdsync.emulator.app import create_app
-from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
 

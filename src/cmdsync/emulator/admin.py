@@ -7,7 +7,7 @@ No authentication; faults and rate limits never apply here.
   the address of its documentation.
 - ``POST /_emulator/reset``: forget every command, overwrite, token and count,
   clear the request log, and apply the seed again; a non-empty body (a seed in
-  YAML or JSON, see :mod:`cmdsync.emulator.store.seed`) replaces the seed first.
+  YAML or JSON, see :mod:`cmdsync.emulator.seed`) replaces the seed first.
 - ``POST /_emulator/seed``: add a seed's applications, guilds (with their
   fixtures) and users; it may leave applications out and name users,
   roles and channels the emulator has already; applications already there
@@ -84,7 +84,7 @@ from cmdsync.emulator.reference import strict_json
 from cmdsync.emulator.reference.access import foreign_host
 from cmdsync.emulator.reference.error_replies import ErrorReply
 from cmdsync.emulator.resources import messages
-from cmdsync.emulator.store.seed import parse_seed
+from cmdsync.emulator.seed import parse_seed
 from cmdsync.errors import UsageError
 
 Handler = Callable[[Request], Awaitable[Response]]

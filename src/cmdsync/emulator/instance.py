@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cmdsync.emulator.application_commands.commands import Limits
 from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
+from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig, Faults
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig, RateLimiter
+from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
 from cmdsync.emulator.store.database import Store, opening
-from cmdsync.emulator.store.seed import apply_seed, check_seed, default_seed
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class Emulator:
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the
         current state; applications already there keep their settings, guilds and
-        fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.store.seed`).
+        fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.seed`).
         Members added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
         check_seed(seed, complete=False)
         before = members.snapshot(self.gateway, [str(g["id"]) for g in seed.get("guilds") or []])

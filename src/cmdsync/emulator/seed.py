@@ -80,14 +80,15 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from cmdsync.emulator.application_commands.bodies import stored_body
-from cmdsync.emulator.domain.objects import Application, StoredCommand, Token
+from cmdsync.emulator.application_commands.commands import add_entry_point
+from cmdsync.emulator.domain.enums import OAuth2Scope
+from cmdsync.emulator.domain.objects import Application, Token
+from cmdsync.emulator.domain.permissions import EVERYONE
 from cmdsync.emulator.store.database import Store
 from cmdsync.emulator.store.fixtures import ID_KEYS, Kind
 from cmdsync.errors import UsageError
@@ -96,7 +97,6 @@ from cmdsync.manifest.loader import load_text
 from cmdsync.model import (
     APPLICATION_FLAG_EMBEDDED,
     ChannelType,
-    CommandType,
     IntegrationType,
     Permission,
     enum_value,
@@ -109,14 +109,14 @@ BOT_TOKEN = "emulator-bot-token"
 CLIENT_SECRET = "emulator-secret"
 USER_TOKEN = "emulator-user-token"
 REDIRECT_URI = "http://127.0.0.1:53682/callback"  # where `cmdsync login` listens by default
-PERMISSIONS_SCOPE = "applications.commands.permissions.update"
-COMMANDS_SCOPE = "applications.commands.update"
+PERMISSIONS_SCOPE = OAuth2Scope.PERMISSIONS_UPDATE.value
+COMMANDS_SCOPE = OAuth2Scope.COMMANDS_UPDATE.value
 MEMBER_ID = "333333333333333334"
 CHANNEL_ID = "222222222222222223"
 ADMIN_ROLE_ID = "222222222222222225"
 # The @everyone permissions of a new guild: view channels, send messages, read history,
 # add reactions, embed links, attach files, use application commands and others.
-EVERYONE_PERMISSIONS = 2_248_473_465_835_073
+EVERYONE_PERMISSIONS = int(EVERYONE)
 
 DEFAULT_SEED: dict[str, Any] = {
     # Both installation contexts: what Discord gives a new application (change log,
@@ -152,9 +152,6 @@ FLAG_NAMES = {
     "gateway_message_content": 1 << 18, "gateway_message_content_limited": 1 << 19,
 }
 # The entry point Discord creates for an app with an Activity (Discord's documentation).
-ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
-               "description": "Launch an activity", "handler": 2}
-
 
 def default_seed() -> dict[str, Any]:
     return copy.deepcopy(DEFAULT_SEED)
@@ -335,21 +332,6 @@ def _installed(store: Store, guild_id: str) -> list[str] | None:
     with store.transaction() as db:
         row = db.execute("SELECT installed FROM guilds WHERE id = ?", (guild_id,)).fetchone()
     return None if row is None or row[0] is None else [str(a) for a in json.loads(row[0])]
-
-
-def add_entry_point(store: Store, db: sqlite3.Connection, app: Application,
-                    now: float) -> None:
-    """Give ``app`` Discord's default global entry point ("Launch") unless it has one.
-
-    Runs inside an open transaction; ``now`` is epoch seconds.
-    """
-    if any(c.type == CommandType.PRIMARY_ENTRY_POINT for c in store.commands(db, app.id, "")):
-        return
-    body = stored_body(ENTRY_POINT, guild=False, integration_types=app.integration_types)
-    store.save_command(db, StoredCommand(
-        id=store.next_snowflake(db, now), application_id=app.id, guild_id="",
-        type=int(CommandType.PRIMARY_ENTRY_POINT), name=str(ENTRY_POINT["name"]),
-        body=body, version=store.next_snowflake(db, now)))
 
 
 def permission_bits(value: Any, where: str) -> int:

@@ -39,8 +39,8 @@ from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.interactions.signing import verify_key
 from cmdsync.emulator.reference.faults import quiet_uvicorn_drops
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
+from cmdsync.emulator.seed import load_seed
 from cmdsync.emulator.store.database import Store, opening
-from cmdsync.emulator.store.seed import load_seed
 from cmdsync.errors import UsageError
 
 HEADER_TIMEOUT = 10.0  # seconds a connection has to send a request line and its headers
@@ -106,7 +106,7 @@ def build(*, state: str | None, seed: str | None, global_limit: int,
     directory (``.cmdsync/local.sqlite``, with their seed unless ``seed`` is given:
     the guilds they added for the manifests' are the seed's too, so that their user
     manages them here as there). Without ``seed`` nor ``local``, the default seed
-    (:mod:`cmdsync.emulator.store.seed`). Raises :class:`~cmdsync.errors.UsageError` for an
+    (:mod:`cmdsync.emulator.seed`). Raises :class:`~cmdsync.errors.UsageError` for an
     unreadable or bad seed file.
     """
     try:

@@ -197,7 +197,7 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
     if connection.local:
         from cmdsync.emulator.app import create_app
         from cmdsync.emulator.instance import new_emulator
-        from cmdsync.emulator.store import seed
+        from cmdsync.emulator import seed
         from cmdsync.manifest.files import work_directory
 
         work_directory(cwd)  # a clear error when a file holds the name

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, final
 
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator.store import seed as seeds
+from cmdsync.emulator import seed as seeds
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
 
 if TYPE_CHECKING:

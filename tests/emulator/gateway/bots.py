@@ -15,10 +15,10 @@ import discord
 import pytest
 
 from cmdsync.emulator import Emulator, Limits, create_app, new_emulator
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.gateway.clients import pointed_at
+from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store import seed as emulator_seed
-from cmdsync.emulator.store.seed import BOT_TOKEN, CHANNEL_ID
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, GUILD, GUILD_COMMANDS, USER_ID, http_client
 

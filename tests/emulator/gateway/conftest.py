@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from cmdsync.emulator import Emulator, Limits
 from cmdsync.emulator.gateway import GatewayConfig
-from cmdsync.emulator.store.seed import BOT_TOKEN
+from cmdsync.emulator.seed import BOT_TOKEN
 from tests.support.emulator import FakeClock, emulator, http_server
 
 WAIT = 10  # seconds a test waits for a frame at most (a bound, never a pause)

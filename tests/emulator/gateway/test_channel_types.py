@@ -12,8 +12,8 @@ import pytest
 
 from cmdsync.emulator import Emulator, create_app, new_emulator
 from cmdsync.emulator.gateway.clients import discord_shaped_token, pointed_at
+from cmdsync.emulator.seed import GUILD_ID, default_seed
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import GUILD_ID, default_seed
 from tests.emulator.gateway.bots import BotThread, discord_py_client, disnake_client, wait_ready
 from tests.support.emulator import APP
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from discord import app_commands
 
-from cmdsync.emulator.store.seed import BOT_TOKEN, MEMBER_ID, USER_TOKEN
+from cmdsync.emulator.seed import BOT_TOKEN, MEMBER_ID, USER_TOKEN
 from tests.emulator.gateway.bots import (
     BotThread,
     discord_py_bot,

@@ -14,8 +14,8 @@ import pytest
 
 from cmdsync.emulator import Emulator, Limits, create_app, new_emulator
 from cmdsync.emulator.gateway import Close
+from cmdsync.emulator.seed import BOT_TOKEN
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store.seed import BOT_TOKEN
 from tests.emulator.gateway.bots import WAIT, BotThread, discord_py, wait_ready
 from tests.support.emulator import APP, GUILD, http_client
 
@@ -117,7 +117,7 @@ def test_a_privileged_intent_not_enabled_is_privileged_intents_required(
 
 def test_privileged_intents_enabled_by_name_in_the_seed_let_the_bot_in() -> None:
     """The seed's application ``flags`` by name, as the Developer Portal's switches."""
-    from cmdsync.emulator.store.seed import DEFAULT_SEED
+    from cmdsync.emulator.seed import DEFAULT_SEED
 
     seed = {**DEFAULT_SEED, "applications": [
         {**DEFAULT_SEED["applications"][0],

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator.gateway.clients import pointed_at
-from cmdsync.emulator.store.seed import BOT_TOKEN, CHANNEL_ID, USER_ID
+from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID, USER_ID
 from tests.emulator.gateway.bots import (
     KINDS,
     BotThread,

@@ -15,7 +15,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from cmdsync.emulator.store.seed import BOT_TOKEN, CHANNEL_ID, MEMBER_ID
+from cmdsync.emulator.seed import BOT_TOKEN, CHANNEL_ID, MEMBER_ID
 from tests.emulator.gateway.bots import discord_py_bot, discord_py_client, invoker
 from tests.support.emulator import APP, GUILD, chat, http_client
 from tests.support.emulator import option as option_body

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator.gateway.clients import discord_shaped_token
-from cmdsync.emulator.store.seed import CHANNEL_ID, USER_ID, default_seed
+from cmdsync.emulator.seed import CHANNEL_ID, USER_ID, default_seed
 from tests.emulator.gateway.bots import (
     KINDS,
     BotThread,

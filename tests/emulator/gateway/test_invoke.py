@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Emulator, Limits
-from cmdsync.emulator.store.seed import GUILD_ID
+from cmdsync.emulator.seed import GUILD_ID
 from tests.support.cli import clean_environment, run
 from tests.support.emulator import APP, BOT, GUILD_COMMANDS, FakeClock, chat, http_client
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator import Emulator
-from cmdsync.emulator.store.seed import GUILD_ID, MEMBER_ID
+from cmdsync.emulator.seed import GUILD_ID, MEMBER_ID
 from tests.support.emulator import FakeClock, http_client
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ import pytest
 
 from cmdsync.emulator import Emulator
 from cmdsync.emulator.gateway import GatewayConfig
-from cmdsync.emulator.store.seed import BOT_TOKEN, GUILD_ID, MEMBER_ID, default_seed
+from cmdsync.emulator.seed import BOT_TOKEN, GUILD_ID, MEMBER_ID, default_seed
 from tests.support.emulator import APP, BOT, FakeClock, http_client
 
 pytestmark = pytest.mark.anyio

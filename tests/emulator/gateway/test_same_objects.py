@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cmdsync.emulator import Emulator
-from cmdsync.emulator.store.seed import ADMIN_ROLE_ID, GUILD_ID, MEMBER_ID, default_seed
+from cmdsync.emulator.seed import ADMIN_ROLE_ID, GUILD_ID, MEMBER_ID, default_seed
 from cmdsync.model import ChannelType
 from tests.support.emulator import BOT, FakeClock, http_client
 

@@ -29,7 +29,7 @@ points. An option's ``required: false`` is not stored, so it never comes back.
 
 With ``localizations`` the ``*_localizations`` dictionaries come back (null
 when unset); without, only ``name_localized`` / ``description_localized``
-for the requester's locale (:func:`requested_locale`), where there is an entry.
+for the requester's locale (:func:`~cmdsync.emulator.reference.locales.requested_locale`), where there is an entry.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cmdsync.emulator.domain.objects import Application, StoredCommand
-from cmdsync.model import LOCALE_FALLBACKS, LOCALES, CommandType
+from cmdsync.model import LOCALE_FALLBACKS, CommandType
 
 _CONTEXT_MENUS = (CommandType.USER, CommandType.MESSAGE)
 _NUMBERS = ("min_value", "max_value", "min_length", "max_length")
@@ -118,9 +118,7 @@ def _localizations(out: dict[str, Any], source: Mapping[str, Any], field: str) -
 
 _OPTION_TAIL = ("required", "choices", "options", "channel_types", "min_value", "max_value",
                 "min_length", "max_length", "autocomplete")
-_BY_LOWER = {locale.lower(): locale for locale in LOCALES}
 # A bare language tag Discord has only with a region.
-_LANGUAGES = {"en": "en-US", "es": "es-ES", "pt": "pt-BR", "sv": "sv-SE", "zh": "zh-CN"}
 
 
 def command(stored: StoredCommand, app: Application, *, localizations: bool = True,
@@ -284,40 +282,3 @@ def pick_locale(table: Mapping[str, str], locale: str) -> str | None:
         if table.get(candidate):
             return table[candidate]
     return None
-
-
-def requested_locale(headers: Mapping[str, str]) -> str | None:
-    """The Discord locale of a request: ``X-Discord-Locale``, then ``Accept-Language``.
-
-    ``headers`` has lowercase names. Tags match case-insensitively, and a
-    region Discord does not have falls back to its language (``fr-FR`` ->
-    ``fr``, ``en`` -> ``en-US``); an ``Accept-Language`` list is taken by
-    its ``q`` weights.
-    Returns None when neither header names a Discord locale.
-    """
-    found = _discord_locale(headers.get("x-discord-locale", ""))
-    if found:
-        return found
-    weighted = []
-    for position, item in enumerate(headers.get("accept-language", "").split(",")):
-        tag, _, params = item.strip().partition(";")
-        weight = 1.0
-        if params.strip().startswith("q="):
-            try:
-                weight = float(params.strip()[2:])
-            except ValueError:
-                weight = 0.0
-        weighted.append((-weight, position, tag.strip()))
-    for weight, _, tag in sorted(weighted):
-        found = _discord_locale(tag) if weight < 0 else None
-        if found:
-            return found
-    return None
-
-
-def _discord_locale(tag: str) -> str | None:
-    tag = tag.strip().lower()
-    if not tag:
-        return None
-    language = tag.split("-")[0]
-    return _BY_LOWER.get(tag) or _BY_LOWER.get(language) or _LANGUAGES.get(language)

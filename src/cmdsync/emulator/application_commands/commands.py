@@ -25,20 +25,21 @@ from __future__ import annotations
 import json
 import marshal
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import stored_body
 from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.emulator.reference import error_replies
-from cmdsync.emulator.reference.bounds import check_number
+from cmdsync.emulator.reference.call import Scope
 from cmdsync.emulator.reference.form_body import invalid_form_body, nest
 from cmdsync.emulator.store.database import Store
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, MAX_COMMANDS_PER_TYPE, CommandType
 from cmdsync.validate import validate_api_commands
 
+ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
+               "description": "Launch an activity", "handler": 2}
 MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite
 # Rules Discord does not answer with 50035: unknown keys are ignored, as are
 # warnings' subjects; the per-scope caps answer 30032 on the resulting state;
@@ -46,68 +47,9 @@ MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite
 NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS4", "CS502")
 
 
-# Each limit's range: (lowest, highest, unit); seconds must be above the lowest.
-RANGES: dict[str, tuple[float, float, str]] = {
-    "daily_creates": (1, 1_000_000, "creates"),
-    "max_body_bytes": (1, 100 * 1024 * 1024, "bytes"),
-    "interaction_deadline": (0, 15 * 60, "seconds"),
-    "interaction_token_lifetime": (0, 86_400, "seconds"),
-    "verification_deadline": (0, 60, "seconds")}
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Service limits: daily creates per scope, body sizes, interaction times.
-
-    ``daily_creates_status`` is 400 or 429: Discord has answered 30034 both
-    ways. ``max_body_bytes`` bounds request bodies (413) and an application's
-    answers to interactions and endpoint verification (a larger answer fails).
-    ``interaction_deadline`` (seconds, Discord's 3) is how long an application
-    has to answer an interaction, the whole answer or its callback;
-    ``interaction_token_lifetime`` (seconds, Discord's 15 minutes) how long its
-    token works for follow-ups (Discord's "Receiving and Responding" docs);
-    ``verification_deadline`` (seconds, 10) how long the endpoint check of
-    ``interactions_endpoint_url`` may take, both its PINGs. Out of range
-    (:data:`RANGES`), a value raises ValueError naming it.
-    """
-
-    daily_creates: int = 200
-    daily_creates_status: int = 400
-    max_body_bytes: int = 4 * 1024 * 1024
-    interaction_deadline: float = 3.0
-    interaction_token_lifetime: float = 15 * 60.0
-    verification_deadline: float = 10.0
-
-    def __post_init__(self) -> None:
-        if isinstance(self.daily_creates_status, bool) or \
-                self.daily_creates_status not in (400, 429):
-            raise ValueError(f"daily_creates_status must be 400 or 429, not "
-                             f"{self.daily_creates_status!r}")
-        for name, (low, high, unit) in RANGES.items():
-            check_number(name, getattr(self, name), low, high, unit=unit,
-                         integer=unit in ("creates", "bytes"), above_low=unit == "seconds")
-
-
-@dataclass(frozen=True)
-class Scope:
-    """One scope of one application inside an open transaction.
-
-    ``guild_id`` is ``""`` for the global scope; ``now`` is epoch seconds.
-    """
-
-    store: Store
-    db: sqlite3.Connection
-    app: Application
-    guild_id: str
-    now: float
-    limits: Limits
-
-    def commands(self) -> list[StoredCommand]:
-        return self.store.commands(self.db, self.app.id, self.guild_id)
-
-    def stored(self, item: dict[str, Any]) -> dict[str, Any]:
-        """The canonical stored form of a validated command body in this scope."""
-        return _stored(item, self)[0]
+def stored(scope: Scope, item: dict[str, Any]) -> dict[str, Any]:
+    """The canonical stored form of a validated command body in ``scope``."""
+    return _stored(item, scope)[0]
 
 
 def _stored(item: dict[str, Any], scope: Scope, raw: bytes | None = None
@@ -188,7 +130,7 @@ def upsert(scope: Scope, payload: Any) -> tuple[int, StoredCommand]:
         raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
     validate([payload], scope, single=True)
-    body = scope.stored(payload)
+    body = stored(scope, payload)
     existing = scope.commands()
     match = next((c for c in existing if (c.type, c.name) == (body["type"], body["name"])),
                  None)
@@ -209,7 +151,7 @@ def edit(scope: Scope, command_id: str, payload: Any) -> StoredCommand:
                                  "Only dictionaries may be used in a ModelType")
     merged = {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}}
     validate([merged], scope, single=True)
-    body = scope.stored(merged)
+    body = stored(scope, merged)
     if any(c.id != old.id and (c.type, c.name) == (old.type, body["name"])
            for c in scope.commands()):
         raise error_replies.name_taken()
@@ -362,3 +304,18 @@ def _save_all(scope: Scope, plan: list[tuple[StoredCommand | None, dict[str, Any
             text=_text_of(body))
     store.save_commands(db, [c for c in (result[i] for i in changed) if c is not None])
     return [c for c in result if c is not None]
+
+
+def add_entry_point(store: Store, db: sqlite3.Connection, app: Application,
+                    now: float) -> None:
+    """Give ``app`` Discord's default global entry point ("Launch") unless it has one.
+
+    Runs inside an open transaction; ``now`` is epoch seconds.
+    """
+    if any(c.type == CommandType.PRIMARY_ENTRY_POINT for c in store.commands(db, app.id, "")):
+        return
+    body = stored_body(ENTRY_POINT, guild=False, integration_types=app.integration_types)
+    store.save_command(db, StoredCommand(
+        id=store.next_snowflake(db, now), application_id=app.id, guild_id="",
+        type=int(CommandType.PRIMARY_ENTRY_POINT), name=str(ENTRY_POINT["name"]),
+        body=body, version=store.next_snowflake(db, now)))

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator.application_commands.commands import Scope
 from cmdsync.emulator.reference import error_replies
-from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.call import Call, Reply, Scope
 from cmdsync.emulator.reference.form_body import nest
 from cmdsync.model import MAX_OVERWRITES, OverwriteType
 

@@ -93,7 +93,7 @@ def base_permissions(*, owner: bool, everyone: int, roles: Iterable[int]) -> Per
     bits = int(everyone)
     for role in roles:
         bits |= int(role)
-    return ALL if bits & Permissions.ADMINISTRATOR else Permissions(bits & ALL)
+    return ALL if bits & Permissions.ADMINISTRATOR else Permissions(bits)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Application, Guild
-from cmdsync.emulator.interactions.invocation import JOINED_AT
-from cmdsync.emulator.resources import objects, profiles
+from cmdsync.emulator.domain.payloads import JOINED_AT
+from cmdsync.emulator.resources import objects
 from cmdsync.emulator.store.database import Store
 
 LARGE_THRESHOLD = 50  # members above which a guild is "large" (IDENTIFY's default)
@@ -26,7 +27,7 @@ def ready(app: Application, session_id: str, resume_url: str, guild_ids: list[st
           shard: list[int] | None, version: int) -> dict[str, Any]:
     """READY: the bot user, the guilds as unavailable, the session and the application."""
     body: dict[str, Any] = {
-        "v": version, "user": profiles.bot_user(app), "guilds": [
+        "v": version, "user": payloads.bot_user(app), "guilds": [
             {"id": guild_id, "unavailable": True} for guild_id in guild_ids],
         "session_id": session_id, "resume_gateway_url": resume_url,
         "application": {"id": app.id, "flags": app.flags}, "session_type": "normal",

@@ -54,7 +54,7 @@ def get_gateway(call: Call) -> Reply:
 def get_gateway_bot(call: Call) -> Reply:
     """``GET /gateway/bot``: ``{"url", "shards", "session_start_limit"}``; 401 without a
     bot token."""
-    if call.token.kind != "bot" or call.gateway is None:
+    if call.token.kind != "bot" or not isinstance(call.gateway, Gateway):
         raise error_replies.unauthorized()
     app = access.application(call.store, call.token, call.token.application_id)
     return Reply(200, {"url": gateway_url(call.headers.get("host", "127.0.0.1")),

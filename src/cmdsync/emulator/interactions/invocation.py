@@ -57,7 +57,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
+from cmdsync.emulator.domain import payloads
+from cmdsync.emulator.domain.enums import InteractionType
 from cmdsync.emulator.domain.objects import Application, Channel, Guild, Member, StoredCommand, User
+from cmdsync.emulator.domain.payloads import JOINED_AT, dm_channel_id, fixture_message
+from cmdsync.emulator.domain.permissions import EVERYONE as EVERYONE_PERMISSIONS
+from cmdsync.emulator.domain.permissions import Permissions
 from cmdsync.emulator.interactions.command_line import (
     Line,
     Refused,
@@ -69,11 +74,8 @@ from cmdsync.emulator.interactions.command_line import (
     read_line,
     shown_name,
 )
-from cmdsync.emulator.resources import profiles
 from cmdsync.emulator.store.database import Store
-from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import (
-    ALL_PERMISSION_BITS,
     LOCALES,
     MAX_NUMBER,
     ChannelType,
@@ -86,15 +88,12 @@ from cmdsync.model import (
 )
 
 __all__ = [  # Line, Refused and parse_line live in command_line, and are public here too
-    "APPLICATION_COMMAND", "APPLY_FIRST", "ATTACHMENT_SIZE_LIMIT", "AUTOCOMPLETE",
+    "APPLY_FIRST", "ATTACHMENT_SIZE_LIMIT",
     "JOINED_AT", "MAX_STRING", "Decision", "Invocation", "Line", "Outdated", "Prepared",
     "Refused", "app_permissions", "dm_channel_id", "fixture_message", "member_decision",
-    "member_permissions", "parse_line", "permission_decision", "prepare"]
+    "parse_line", "permission_decision", "prepare"]
 
-APPLICATION_COMMAND, AUTOCOMPLETE = 2, 4  # interaction types
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024  # bytes, a guild without boosts
-JOINED_AT = "2024-01-01T00:00:00+00:00"  # every fixture member's join date
-_ADMINISTRATOR = 1 << Permission.ADMINISTRATOR
 _CONTEXT_NAMES = {"guild": InteractionContext.GUILD, "bot_dm": InteractionContext.BOT_DM,
                   "private_channel": InteractionContext.PRIVATE_CHANNEL}
 _KINDS = {"chat_input": CommandType.CHAT_INPUT, "user": CommandType.USER,
@@ -255,7 +254,7 @@ def _where(store: Store, invocation: Invocation) -> _Where:
             ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
         if invocation.channel_id:
             dm["id"] = invocation.channel_id
-        return _Where(context, None, dm, user, None, EVERYONE_PERMISSIONS)
+        return _Where(context, None, dm, user, None, int(EVERYONE_PERMISSIONS))
     member = store.member(guild["id"], user_id)
     if member is None:
         raise Refused(f"user {user_id} is not a member of guild {guild['id']}: add it to the "
@@ -271,33 +270,12 @@ def _where(store: Store, invocation: Invocation) -> _Where:
             raise Refused(f"guild {guild['id']} has no text channel: give --channel ID or "
                           "add one to the seed")
     return _Where(context, guild, channel, user, member,
-                  member_permissions(store, guild, user_id, member))
+                  store.member_permissions(guild, user_id, member))
 
 
 def _first_user(store: Store) -> str | None:
     users = store.users()
     return str(users[0]["id"]) if users else None
-
-
-def dm_channel_id(user_id: str, context: InteractionContext) -> str:
-    """The id of the user's DM (BOT_DM) or group DM (PRIVATE_CHANNEL) channel: stable per
-    user and context, below the user's own (never the same); ``POST /users/@me/channels``
-    gives the bot the same DM channel."""
-    return str(max(int(user_id) - 1 - int(context), 1))
-
-
-def member_permissions(store: Store, guild: Mapping[str, Any], user_id: str,
-                       member: Mapping[str, Any]) -> int:
-    """The member's guild permissions: ``@everyone`` and every role of theirs ORed;
-    every permission for the owner and for Administrator (Discord's "Permissions"
-    topic, "Permission Hierarchy"; channel overwrites are not modelled)."""
-    if guild.get("owner_id") == user_id:
-        return ALL_PERMISSION_BITS
-    roles = {role["id"]: int(role["permissions"]) for role in store.roles(guild["id"])}
-    bits = roles.get(guild["id"], 0)
-    for role_id in member.get("roles") or []:
-        bits |= roles.get(role_id, 0)
-    return ALL_PERMISSION_BITS if bits & _ADMINISTRATOR else bits
 
 
 # -- the command, its visibility and permissions -----------------------------------
@@ -421,7 +399,7 @@ def permission_decision(store: Store, db: sqlite3.Connection, app: Application,
     assert where.guild is not None and where.member is not None
     guild_id, user_id = where.guild["id"], where.user["id"]
     label = _label(body)
-    if where.permissions & _ADMINISTRATOR:  # the owner, and Administrator, use every command
+    if where.permissions & Permissions.ADMINISTRATOR:  # the owner and Administrator: every command
         return Decision(True, f"user {user_id} owns the guild: every command is theirs"
                         if where.guild.get("owner_id") == user_id else
                         f"user {user_id} has Administrator: every command is theirs")
@@ -478,7 +456,7 @@ def member_decision(store: Store, app: Application, command: StoredCommand, *,
         raise Refused(f"no guild {guild_id}, channel {channel_id} or member {user_id}")
     user = store.user(user_id) or {"id": user_id}
     where = _Where(InteractionContext.GUILD, guild, channel, user, member,
-                   member_permissions(store, guild, user_id, member))
+                   store.member_permissions(guild, user_id, member))
     body = render_command(command, app)
     invocation = Invocation(app.id, guild_id=guild_id, channel_id=channel_id, user_id=user_id)
     try:
@@ -701,7 +679,7 @@ def _resolve_user(store: Store, user_id: str, user: Mapping[str, Any], where: _W
         return
     member = store.member(where.guild["id"], user_id)
     if member is not None:
-        permissions = member_permissions(store, where.guild, user_id, member)
+        permissions = store.member_permissions(where.guild, user_id, member)
         body = _member(member, _user(user), permissions)
         del body["user"], body["deaf"], body["mute"]  # resolved members carry neither
         resolved.setdefault("members", {})[user_id] = body
@@ -711,7 +689,7 @@ def _resolve_user(store: Store, user_id: str, user: Mapping[str, Any], where: _W
 
 
 def _user(fixture: Mapping[str, Any]) -> dict[str, Any]:
-    return profiles.user(str(fixture["id"]), username=fixture.get("username"),
+    return payloads.user(str(fixture["id"]), username=fixture.get("username"),
                          global_name=fixture.get("global_name"))
 
 
@@ -738,19 +716,6 @@ def _channel(channel: Mapping[str, Any], guild_id: str | None, permissions: int
     return body
 
 
-def fixture_message(message: Mapping[str, Any], author: dict[str, Any], guild_id: str | None
-                    ) -> dict[str, Any]:
-    """A fixture message as Discord's message object."""
-    body = {"id": message["id"], "channel_id": message["channel_id"], "type": 0,
-            "author": author, "content": message.get("content", ""),
-            "timestamp": JOINED_AT, "edited_timestamp": None, "tts": False,
-            "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": False, "flags": 0, "components": []}
-    if guild_id:
-        body["guild_id"] = guild_id
-    return body
-
-
 def _payload(app: Application, invocation: Invocation, where: _Where, data: dict[str, Any],
              owners: dict[str, str], token: str, interaction_id: str,
              app_permissions: int) -> dict[str, Any]:
@@ -758,7 +723,8 @@ def _payload(app: Application, invocation: Invocation, where: _Where, data: dict
     user = _user(where.user)
     payload: dict[str, Any] = {
         "id": interaction_id, "application_id": app.id,
-        "type": AUTOCOMPLETE if invocation.autocomplete else APPLICATION_COMMAND,
+        "type": int(InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE if invocation.autocomplete
+                    else InteractionType.APPLICATION_COMMAND),
         "data": data, "token": token, "version": 1, "locale": invocation.locale,
         "context": int(where.context), "authorizing_integration_owners": owners,
         "attachment_size_limit": ATTACHMENT_SIZE_LIMIT, "entitlements": [],
@@ -779,13 +745,9 @@ def _payload(app: Application, invocation: Invocation, where: _Where, data: dict
 
 
 def app_permissions(store: Store, app: Application, where: _Where) -> int:
-    """What the application may do where it is invoked: in a guild its bot member's
-    permissions (a seeded member with the application's id), else ``@everyone``'s (an
-    application installed without its bot); in DMs ``@everyone``'s defaults."""
+    """What the application may do where it is invoked: in a guild its bot's permissions
+    (:meth:`~cmdsync.emulator.store.database.Store.bot_permissions`), in DMs
+    ``@everyone``'s defaults."""
     if where.guild is None:
-        return EVERYONE_PERMISSIONS
-    bot = store.member(where.guild["id"], app.id)
-    if bot is None:
-        everyone = store.role(where.guild["id"], where.guild["id"])
-        return int(everyone["permissions"]) if everyone else 0
-    return member_permissions(store, where.guild, app.id, bot)
+        return int(EVERYONE_PERMISSIONS)
+    return store.bot_permissions(where.guild, app.id)

@@ -53,28 +53,30 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from cmdsync.emulator.application_commands.commands import Limits
+from cmdsync.emulator.domain import payloads
+from cmdsync.emulator.domain.enums import CallbackType, InteractionType
 from cmdsync.emulator.domain.objects import Application
-from cmdsync.emulator.gateway.hub import Gateway
-from cmdsync.emulator.interactions import delivery
+from cmdsync.emulator.interactions import attachments, delivery
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.interactions.invocation import (
-    APPLICATION_COMMAND,
     Invocation,
     Prepared,
     Refused,
     prepare,
 )
 from cmdsync.emulator.reference import error_replies
-from cmdsync.emulator.reference.call import Call, Reply
+from cmdsync.emulator.reference.bounds import Limits
+from cmdsync.emulator.reference.call import Call, Events, Reply
 from cmdsync.emulator.reference.request_body import Upload
-from cmdsync.emulator.resources import attachments, profiles
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, EPHEMERAL, LOADING, CommandType
 
-MESSAGE, DEFERRED, AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 4, 5, 8, 9, 12
-RESPONSE_TYPES = {APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
-                  4: (AUTOCOMPLETE_RESULT,)}
+MESSAGE = CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
+DEFERRED = CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+AUTOCOMPLETE_RESULT = CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
+MODAL, LAUNCH_ACTIVITY = CallbackType.MODAL, CallbackType.LAUNCH_ACTIVITY
+RESPONSE_TYPES = {InteractionType.APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
+                  InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE: (AUTOCOMPLETE_RESULT,)}
 
 
 class Failed(Exception):
@@ -85,7 +87,7 @@ class Failed(Exception):
 
 
 def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
-           gateway: Gateway | None = None) -> dict[str, Any]:
+           gateway: Events | None = None) -> dict[str, Any]:
     """Run ``invocation`` end to end; see the module docstring.
 
     Without an interactions endpoint URL the interaction goes to a bot
@@ -132,7 +134,7 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
     return exchange(store, interaction_id) | {"failure": failure}
 
 
-def _over_gateway(store: Store, gateway: Gateway | None, prepared: Prepared,
+def _over_gateway(store: Store, gateway: Events | None, prepared: Prepared,
                   interaction_id: str, limits: Limits) -> dict[str, Any]:
     """INTERACTION_CREATE to one session of the bot; the exchange once it called back,
     or with ``failure`` when it did not within the deadline."""
@@ -299,7 +301,7 @@ def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any]
     body: dict[str, Any] = {
         "id": message_id or store.next_snowflake(db, now),
         "type": (20 if command_type == CommandType.CHAT_INPUT else 23) if original else 0,
-        "channel_id": payload["channel_id"], "author": profiles.bot_user(app, pii=False),
+        "channel_id": payload["channel_id"], "author": payloads.bot_user(app, pii=False),
         "content": data.get("content") or "", "timestamp": _iso(now), "edited_timestamp": None,
         "tts": bool(data.get("tts", False)), "mention_everyone": False, "mentions": [],
         "mention_roles": [], "attachments": [], "embeds": list(data.get("embeds") or []),

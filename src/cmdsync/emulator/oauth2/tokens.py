@@ -49,10 +49,13 @@ import secrets
 from collections.abc import Callable
 from urllib.parse import parse_qs
 
+from cmdsync.emulator.domain.enums import OAuth2Scope
 from cmdsync.emulator.domain.objects import Application, Token
 from cmdsync.emulator.oauth2 import grants
+
+COMMANDS_SCOPE = OAuth2Scope.COMMANDS_UPDATE.value
+PERMISSIONS_SCOPE = OAuth2Scope.PERMISSIONS_UPDATE.value
 from cmdsync.emulator.store.database import Store
-from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 TOKEN_LIFETIME = grants.TOKEN_LIFETIME  # seconds (Discord's documentation)
 # What a user may grant on the consent page (Discord's "OAuth2" topic, "OAuth2 Scopes").

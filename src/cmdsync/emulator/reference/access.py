@@ -19,10 +19,13 @@ import ipaddress
 
 from starlette.requests import HTTPConnection
 
+from cmdsync.emulator.domain.enums import OAuth2Scope
 from cmdsync.emulator.domain.objects import Application, Token
 from cmdsync.emulator.reference import error_replies
+
+COMMANDS_SCOPE = OAuth2Scope.COMMANDS_UPDATE.value
+PERMISSIONS_SCOPE = OAuth2Scope.PERMISSIONS_UPDATE.value
 from cmdsync.emulator.store.database import Store
-from cmdsync.emulator.store.seed import COMMANDS_SCOPE, PERMISSIONS_SCOPE
 
 
 def authenticate(store: Store, header: str | None, *, now: float) -> Token:

@@ -8,20 +8,49 @@ concurrent requests leave a state equal to some order of whole requests.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from cmdsync.emulator.application_commands import bodies
-from cmdsync.emulator.application_commands.commands import Limits, Scope
-from cmdsync.emulator.domain.objects import Token
+from cmdsync.emulator.domain.objects import Application, StoredCommand, Token
 from cmdsync.emulator.reference import access
+from cmdsync.emulator.reference.bounds import Limits
+from cmdsync.emulator.reference.locales import requested_locale
 from cmdsync.emulator.reference.request_body import Upload
 from cmdsync.emulator.store.database import Store
 
-if TYPE_CHECKING:
-    from cmdsync.emulator.gateway.hub import Gateway
+
+class Events(Protocol):
+    """Where a change's gateway event goes: the emulator's gateway
+    (:class:`~cmdsync.emulator.gateway.hub.Gateway`), seen from the rooms below it."""
+
+    def dispatch(self, application_id: str, event: str, data: Any, *,
+                 guild_id: str | None = None, intent: int | None = None,
+                 one: bool = False) -> int:
+        """Dispatch ``event`` to the application's sessions (those of ``guild_id``'s
+        shard that asked for ``intent``, a bit number; the first only with ``one``);
+        how many got it."""
+        ...
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One scope of one application inside an open transaction.
+
+    ``guild_id`` is ``""`` for the global scope; ``now`` is epoch seconds.
+    """
+
+    store: Store
+    db: sqlite3.Connection
+    app: Application
+    guild_id: str
+    now: float
+    limits: Limits
+
+    def commands(self) -> list[StoredCommand]:
+        return self.store.commands(self.db, self.app.id, self.guild_id)
 
 
 @dataclass(frozen=True)
@@ -40,7 +69,7 @@ class Call:
     now: float
     limits: Limits
     uploads: tuple[Upload, ...] = ()
-    gateway: Gateway | None = None
+    gateway: Events | None = None
 
     @contextmanager
     def scope(self, *, permissions: bool = False, edit: bool = False) -> Iterator[Scope]:
@@ -68,7 +97,7 @@ class Call:
         return self.query.get("with_localizations", "").lower() in ("true", "1")
 
     def locale(self) -> str | None:
-        return bodies.requested_locale(self.headers)
+        return requested_locale(self.headers)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator.interactions.invocation import member_permissions
 from cmdsync.emulator.reference import access, error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.resources import messages, objects, profiles
@@ -111,12 +110,14 @@ def _users_guilds(call: Call, user_id: str) -> list[tuple[str, int, bool]]:
     managed = call.token.guilds | {str(g) for g in (user.get("guilds") if user else None) or []}
     found = []
     for guild_id in store.guild_ids():
-        guild = store.guild(guild_id) or {"id": guild_id}
+        guild = store.guild(guild_id)
+        if guild is None:
+            continue
         member = store.member(guild_id, user_id)
         owner = guild.get("owner_id") == user_id
         if member is None and not owner and guild_id not in managed:
             continue
-        bits = (member_permissions(store, guild, user_id, member) if member is not None
+        bits = (store.member_permissions(guild, user_id, member) if member is not None
                 else ALL_PERMISSION_BITS if owner else 0)
         if guild_id in managed:
             bits |= 1 << Permission.MANAGE_GUILD

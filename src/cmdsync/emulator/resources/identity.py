@@ -37,13 +37,14 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
+from cmdsync.emulator.application_commands.commands import add_entry_point
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions import delivery
 from cmdsync.emulator.reference import access, error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.form_body import nest
 from cmdsync.emulator.resources import profiles
-from cmdsync.emulator.store.seed import add_entry_point
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, CommandType, IntegrationType
 
 INSTALL_SCOPES = ("applications.commands", "bot")  # openapi.json ApplicationOAuth2InstallParams
@@ -57,7 +58,7 @@ def current_user(call: Call) -> Reply:
     token = call.token
     app = _own_application(call)
     if token.kind == "bot":
-        return Reply(200, profiles.bot_user(app))
+        return Reply(200, payloads.bot_user(app))
     if "identify" not in token.scopes:
         raise error_replies.missing_scope()
     return Reply(200, _person(call, token.user_id or profiles.owner_id(call.store, app),
@@ -125,7 +126,7 @@ def authorization(call: Call) -> Reply:
 def _person(call: Call, user_id: str, *, pii: bool = False) -> dict[str, Any]:
     """The user, named as the seed names them."""
     fixture = call.store.user(user_id)
-    return profiles.user(user_id, pii=pii, username=fixture.get("username") if fixture else None,
+    return payloads.user(user_id, pii=pii, username=fixture.get("username") if fixture else None,
                          global_name=fixture.get("global_name") if fixture else None)
 
 

@@ -28,7 +28,7 @@ member fixture's, else ``@everyone``'s (in a DM, ``@everyone``'s defaults):
 
 An unknown channel is 404 10003, an unknown message 404 10008. Every body
 form Discord takes is taken (:mod:`cmdsync.emulator.reference.request_body`), with
-files as :mod:`cmdsync.emulator.resources.attachments`. :func:`sent` lists the stored
+files as :mod:`cmdsync.emulator.interactions.attachments`. :func:`sent` lists the stored
 messages for the admin API (``GET /_emulator/messages``); a reset forgets them.
 """
 
@@ -41,24 +41,22 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Application
+from cmdsync.emulator.domain.payloads import fixture_message
+from cmdsync.emulator.domain.permissions import EVERYONE, Permissions
+from cmdsync.emulator.interactions import attachments
 from cmdsync.emulator.interactions import response_checks as checks
-from cmdsync.emulator.interactions.invocation import fixture_message
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Reply
-from cmdsync.emulator.resources import attachments, objects, profiles
+from cmdsync.emulator.resources import objects
 from cmdsync.emulator.store.database import Store
-from cmdsync.emulator.store.seed import EVERYONE_PERMISSIONS
 from cmdsync.model import EPHEMERAL, Permission
 
 MAX_LIMIT, DEFAULT_LIMIT = 100, 50
-DM_PERMISSIONS = EVERYONE_PERMISSIONS  # what a bot may do in a DM, as invocations take it
+DM_PERMISSIONS = int(EVERYONE)  # what a bot may do in a DM, as invocations take it
 REPLY, DEFAULT = 19, 0  # message types
 _EDITABLE = ("content", "embeds", "components", "flags")
-
-
-def _bit(permission: Permission) -> int:
-    return 1 << int(permission)
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ class _Place:
     permissions: int
 
     def require(self, permission: Permission) -> None:
-        if not self.permissions & _bit(permission):
+        if not self.permissions & Permissions[permission.name]:
             raise error_replies.missing_permissions()
 
 
@@ -93,7 +91,7 @@ def place(call: Call) -> _Place:
     if not call.store.installed_in(guild_id, app.id):
         raise error_replies.missing_access()
     permissions = objects.bot_permissions(call.store, guild_id, app.id)
-    if not permissions & _bit(Permission.VIEW_CHANNEL):
+    if not permissions & Permissions.VIEW_CHANNEL:
         raise error_replies.missing_access()
     return _Place(app, guild_id, channel, permissions)
 
@@ -123,7 +121,7 @@ def create_message(call: Call) -> Reply:
             "embeds": rendered_embeds(body.get("embeds")), "timestamp": _iso(call.now),
             "edited_timestamp": None, "flags": checks.message_flags(body),
             "components": list(body.get("components") or []), "id": message_id,
-            "channel_id": channel_id, "author": profiles.bot_user(where.app, pii=False),
+            "channel_id": channel_id, "author": payloads.bot_user(where.app, pii=False),
             "pinned": False, "tts": bool(body.get("tts"))}
         if isinstance(body.get("nonce"), (str, int)) and not isinstance(body["nonce"], bool):
             message["nonce"] = body["nonce"]
@@ -251,7 +249,7 @@ def channel_type(where: _Place) -> int:
 
 
 def _history(where: _Place) -> None:
-    if not where.permissions & _bit(Permission.READ_MESSAGE_HISTORY):
+    if not where.permissions & Permissions.READ_MESSAGE_HISTORY:
         raise error_replies.missing_access()
 
 
@@ -286,7 +284,7 @@ def _every(store: Store, db: sqlite3.Connection, where: _Place, message_id: str 
             found.append(("interaction", message))
     for fixture in store.seed_messages(where.guild_id):
         if fixture["channel_id"] == channel_id and message_id in (None, fixture["id"]):
-            author = objects.user(store, fixture["author_id"]) or profiles.user(
+            author = objects.user(store, fixture["author_id"]) or payloads.user(
                 fixture["author_id"])
             found.append(("fixture", fixture_message(fixture, author, None)))
     return found

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Channel
-from cmdsync.emulator.interactions.invocation import JOINED_AT, dm_channel_id, member_permissions
-from cmdsync.emulator.resources import profiles
+from cmdsync.emulator.domain.payloads import JOINED_AT, dm_channel_id
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, InteractionContext
 
@@ -47,10 +47,10 @@ def user(store: Store, user_id: str) -> dict[str, Any] | None:
     """A seeded user, or an application's bot user (``UserResponse``); None if neither."""
     fixture = store.user(user_id)
     if fixture is not None:
-        return profiles.user(user_id, username=fixture.get("username"),
+        return payloads.user(user_id, username=fixture.get("username"),
                              global_name=fixture.get("global_name"))
     app = store.application(user_id)
-    return profiles.bot_user(app, pii=False) if app is not None else None
+    return payloads.bot_user(app, pii=False) if app is not None else None
 
 
 def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
@@ -66,7 +66,7 @@ def guild_member(store: Store, fixture: Mapping[str, Any]) -> dict[str, Any]:
     """A member fixture (``{"user_id", "nick", "roles"}``) as Discord's "Guild Member"
     object, for REST and the gateway alike; a user nobody seeded gets a bare profile."""
     user_id = fixture["user_id"]
-    person = user(store, user_id) or profiles.user(user_id, username=None, global_name=None)
+    person = user(store, user_id) or payloads.user(user_id, username=None, global_name=None)
     return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
             "joined_at": JOINED_AT, "nick": fixture.get("nick"), "pending": False,
             "premium_since": None, "roles": list(fixture.get("roles") or []),
@@ -219,13 +219,6 @@ def _owner(store: Store, guild_id: str) -> str:
 
 
 def bot_permissions(store: Store, guild_id: str, app_id: str) -> int:
-    """The application's bot's guild permissions: its member fixture's, else
-    ``@everyone``'s (channel overwrites are not modelled)."""
+    """The application's bot's guild permissions (0 in a guild the emulator lacks)."""
     guild = store.guild(guild_id)
-    if guild is None:
-        return 0
-    bot = store.member(guild_id, app_id)
-    if bot is None:
-        everyone = store.role(guild_id, guild_id)
-        return int(everyone["permissions"]) if everyone else 0
-    return member_permissions(store, guild, app_id, bot)
+    return store.bot_permissions(guild, app_id) if guild is not None else 0

@@ -1,9 +1,6 @@
-"""Applications and users as Discord returns them (openapi.json schemas).
+"""Applications as Discord returns them (openapi.json schemas); users and bot users are
+:mod:`cmdsync.emulator.domain.payloads`.
 
-- :func:`bot_user`: ``GET /users/@me`` with a bot token (``UserPIIResponse``).
-  The bot user has the application's id and name, ``bot: true``.
-- :func:`user`: a seeded user, or an application's owner (``UserResponse``,
-  ``UserPIIResponse`` with ``pii``).
 - :func:`application`: ``GET /applications/@me`` and ``GET
   /applications/{id}`` (``PrivateApplicationResponse``); with
   ``private=False`` the public ``ApplicationResponse`` of ``GET /oauth2/@me``.
@@ -23,43 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from cmdsync.emulator.domain.objects import Application
+from cmdsync.emulator.domain.payloads import bot_user, user
 from cmdsync.emulator.interactions.signing import verify_key
 from cmdsync.emulator.store.database import Store
 
 INT32_MAX = 2**31 - 1
 _SCOPES = ["applications.commands", "bot"]  # eligible_oauth2_scopes of a bot application
-
-
-def bot_user(app: Application, *, pii: bool = True) -> dict[str, Any]:
-    """The application's bot user; ``pii`` adds the ``UserPIIResponse`` fields."""
-    body = _user_base(app.id, app.name, bot=True)
-    if pii:
-        body.update(mfa_enabled=True, locale="en-US", premium_type=0, email=None,
-                    verified=True)
-    return body
-
-
-def user(user_id: str, *, pii: bool = False, username: str | None = None,
-         global_name: str | None = None) -> dict[str, Any]:
-    """A (human) user: ``username`` or ``user<last four digits>``; ``pii`` as in
-    :func:`bot_user`."""
-    body = _user_base(user_id, username or f"user{user_id[-4:]}", bot=False)
-    body["global_name"] = global_name
-    if pii:
-        body.update(mfa_enabled=False, locale="en-US", premium_type=0, verified=True)
-    return body
-
-
-def _user_base(user_id: str, username: str, *, bot: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "id": user_id, "username": username, "avatar": None,
-        "discriminator": f"{int(user_id) % 10000:04d}" if bot else "0",
-        "public_flags": 0, "flags": 0}
-    body.update(banner=None, accent_color=None, global_name=None,
-                avatar_decoration_data=None, collectibles=None, primary_guild=None)
-    if bot:
-        body["bot"] = True
-    return body
 
 
 def owner_id(store: Store, app: Application) -> str:

@@ -14,7 +14,8 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
-from cmdsync.emulator.domain.objects import Channel, Member, Role, SeedMessage, User
+from cmdsync.emulator.domain.objects import Channel, Guild, Member, Role, SeedMessage, User
+from cmdsync.emulator.domain.permissions import base_permissions
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
 Kind = Literal["user", "role", "member", "channel", "message", "interaction_failure"]
@@ -110,6 +111,25 @@ class FixtureRows(SQLiteStore):
 
     def seed_messages(self, guild_id: str) -> list[SeedMessage]:
         return cast("list[SeedMessage]", self._all("message", guild_id))
+
+    # -- what members may do ----------------------------------------------------------
+
+    def member_permissions(self, guild: Guild, user_id: str, member: Member) -> int:
+        """The member's guild permissions (:func:`~cmdsync.emulator.domain.permissions.
+        base_permissions` of the guild's roles; channel overwrites are not modelled)."""
+        bits = {role["id"]: int(role["permissions"]) for role in self.roles(guild["id"])}
+        return int(base_permissions(owner=guild.get("owner_id") == user_id,
+                                    everyone=bits.get(guild["id"], 0),
+                                    roles=(bits.get(r, 0) for r in member.get("roles") or [])))
+
+    def bot_permissions(self, guild: Guild, app_id: str) -> int:
+        """The guild permissions of the application's bot: its member's, else
+        ``@everyone``'s (an application installed without its bot)."""
+        bot = self.member(guild["id"], app_id)
+        if bot is not None:
+            return self.member_permissions(guild, app_id, bot)
+        everyone = self.role(guild["id"], guild["id"])
+        return int(everyone["permissions"]) if everyone else 0
 
     # -- why an interaction failed (kept beside it; a reset forgets both) ------------
 
