@@ -156,3 +156,53 @@ def test_no_test_module_imports_another() -> None:
                     node.module.split(".")[-1].startswith("test_")):
                 offenders.append(f"{path.relative_to(paths.TESTS)}: {node.module}")
     assert offenders == []
+
+
+EMULATOR = PACKAGE / "emulator"
+# The emulator's rooms, lowest first: a room imports only rooms before it (and itself);
+# the modules at the emulator's top (the seed, the instance, the app, the route table,
+# the admin API, the server) and the console may import any room. docs/architecture.md
+# draws the same order.
+ROOMS = ("domain", "store", "reference", "application_commands", "interactions", "resources",
+         "gateway", "oauth2")
+TOP = ("console",)
+
+
+def _room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["cmdsync", "emulator"] or len(parts) < 3:
+        return None
+    return parts[2] if (EMULATOR / parts[2]).is_dir() else "(top)"
+
+
+def test_the_emulator_is_in_the_rooms_the_docs_name() -> None:
+    rooms = sorted(p.name for p in EMULATOR.iterdir()
+                   if p.is_dir() and p.name != "__pycache__")
+    assert rooms == sorted(ROOMS + TOP)
+    for room in rooms:  # each says in one line which part of Discord's docs it emulates
+        doc = ast.get_docstring(ast.parse((EMULATOR / room / "__init__.py").read_text()))
+        assert doc and doc.splitlines()[0].strip(), room
+
+
+def test_the_emulator_rooms_import_one_way() -> None:
+    order = {room: index for index, room in enumerate(ROOMS)}
+    backward = []
+    for module, targets in graph().items():
+        room = _room(module)
+        if room not in order:
+            continue
+        for target in targets:
+            other = _room(target)
+            if other == "(top)" or other in TOP or (
+                    other in order and order[other] > order[room]):
+                backward.append(f"{module} -> {target}")
+    assert sorted(backward) == []
+
+
+def test_no_emulator_room_is_crowded_nor_any_module_long() -> None:
+    # STYLE.md: about 12 modules a folder, 400 lines a module
+    crowded = {p.name: n for p in [EMULATOR, *EMULATOR.iterdir()] if p.is_dir()
+               and (n := len([m for m in p.glob("*.py") if m.name != "__init__.py"])) > 12}
+    long = {str(p.relative_to(PACKAGE)): n for p in EMULATOR.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 420}
+    assert (crowded, long) == ({}, {})

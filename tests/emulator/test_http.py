@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from cmdsync.emulator import Emulator
-from cmdsync.emulator.instance import LogEntry, RequestLog
+from cmdsync.emulator.reference.log import LogEntry, RequestLog
 from tests.support.emulator import (
     APP,
     GLOBAL,

@@ -36,12 +36,13 @@ from starlette.routing import BaseRoute, Mount, Route, Router
 from cmdsync.emulator import admin, console
 from cmdsync.emulator.domain.objects import Token
 from cmdsync.emulator.gateway import transport as gateway_transport
-from cmdsync.emulator.instance import Emulator, LogEntry, ratelimit_headers
+from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.oauth2 import consent
 from cmdsync.emulator.oauth2 import tokens as oauth
 from cmdsync.emulator.reference import access, error_replies, request_body
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.faults import Draw, InjectedFault
+from cmdsync.emulator.reference.log import LogEntry, ratelimit_headers
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.emulator.routes import Route as ApiRoute
 

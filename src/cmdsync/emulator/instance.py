@@ -12,111 +12,19 @@ day of the daily create budget and snowflakes, so tests can move time.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import Any
 
 from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig, Faults
+from cmdsync.emulator.reference.log import RequestLog
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig, RateLimiter
-from cmdsync.emulator.seed import apply_seed, check_seed, default_seed
+from cmdsync.emulator.seed import apply_seed, default_seed
+from cmdsync.emulator.seed_checks import check_seed
 from cmdsync.emulator.store.database import Store, opening
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One API request: method, path, matched route template, status, time
-    (epoch seconds), how many commands it created, and the rate-limit headers
-    of its answer (``X-RateLimit-Limit``, ``-Remaining``, ``-Reset``,
-    ``-Reset-After``, ``-Bucket``; on a 429 ``Retry-After``, ``X-RateLimit-Scope``
-    and ``X-RateLimit-Global``: Discord's "Rate Limits" documentation).
-
-    The :class:`RequestLog` keeps the path with the interaction token's segment as
-    the route writes it (``/api/v10/webhooks/1.../{interaction_token}``): the token
-    is a credential, and the admin API and the console show the log to anyone who
-    can reach them."""
-
-    method: str
-    path: str
-    route: str
-    status: int
-    time: float
-    creates: int = 0
-    kind: str = "read"  # "read", "write" or "token"
-    ratelimit: dict[str, str] = field(default_factory=dict)
-
-
-def ratelimit_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """The rate-limit headers among ``headers`` (any case), as Discord spells them."""
-    return {_RATELIMIT_NAMES[name.lower()]: value for name, value in headers.items()
-            if name.lower() in _RATELIMIT_NAMES}
-
-
-_RATELIMIT_NAMES = {name.lower(): name for name in (
-    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-    "X-RateLimit-Reset-After", "X-RateLimit-Bucket", "X-RateLimit-Scope",
-    "X-RateLimit-Global", "Retry-After")}
-
-
-TOKEN_SEGMENT = "{interaction_token}"
-
-
-def without_token(path: str, route: str) -> str:
-    """``path`` with the segment the ``route``'s (``"POST /webhooks/..."``)
-    ``{interaction_token}`` matched written as that template segment. A route is
-    matched at the end of the path (after the ``/api/v10`` its mount adds), one
-    segment for each of the template's."""
-    template = route.partition(" ")[2].strip("/").split("/")
-    parts = path.strip("/").split("/")
-    offset = len(parts) - len(template)
-    if offset < 0 or TOKEN_SEGMENT not in template:
-        return path
-    parts[offset + template.index(TOKEN_SEGMENT)] = TOKEN_SEGMENT
-    return "/" + "/".join(parts)
-
-
-class RequestLog:
-    """API requests since the last reset, with counts (thread-safe).
-
-    Counts cover every request; only the last ``keep`` entries are kept, so a
-    long-running emulator does not grow without bound.
-    """
-
-    def __init__(self, keep: int = 10_000) -> None:
-        self._lock = threading.Lock()
-        self._entries: deque[LogEntry] = deque(maxlen=keep)
-        self._counts = Counter[str]()
-
-    def record(self, entry: LogEntry) -> None:
-        """Log ``entry``, its path without the interaction token (see :class:`LogEntry`)."""
-        if TOKEN_SEGMENT in entry.route:
-            entry = replace(entry, path=without_token(entry.path, entry.route))
-        with self._lock:
-            self._entries.append(entry)
-            self._counts.update({"requests": 1, f"{entry.kind}s": 1, "creates": entry.creates,
-                                 "rate_limited": entry.status == 429,
-                                 "errors": entry.status >= 400})
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._counts.clear()
-
-    def entries(self) -> list[LogEntry]:
-        with self._lock:
-            return list(self._entries)
-
-    def counts(self) -> dict[str, int]:
-        """``requests``, ``reads``, ``writes``, ``tokens`` (OAuth2), ``creates``
-        (commands created), ``rate_limited`` (429s), ``errors`` (4xx and 5xx)."""
-        with self._lock:
-            return {key: int(self._counts[key]) for key in (
-                "requests", "reads", "writes", "tokens", "creates", "rate_limited", "errors")}
 
 
 class Emulator:

@@ -26,6 +26,7 @@ from cmdsync.emulator.application_commands.overwrites import (
     put_permissions,
 )
 from cmdsync.emulator.gateway.rest import get_gateway, get_gateway_bot
+from cmdsync.emulator.interactions import follow_ups
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Handler, Reply
@@ -138,12 +139,12 @@ ROUTES: tuple[Route, ...] = (
           "permissions:edit"),
     Route("/interactions/{interaction_id}/{interaction_token}/callback", "POST",
           interactions.callback, "interaction:callback", auth=False, forms=True),
-    Route(_WEBHOOK, "POST", interactions.execute, "webhook", auth=False, forms=True),
-    Route(_WEBHOOK + "/messages/{message_id}", "GET", interactions.get_message, "webhook",
+    Route(_WEBHOOK, "POST", follow_ups.execute, "webhook", auth=False, forms=True),
+    Route(_WEBHOOK + "/messages/{message_id}", "GET", follow_ups.get_message, "webhook",
           auth=False),
-    Route(_WEBHOOK + "/messages/{message_id}", "PATCH", interactions.edit_message, "webhook",
+    Route(_WEBHOOK + "/messages/{message_id}", "PATCH", follow_ups.edit_message, "webhook",
           auth=False, forms=True),
-    Route(_WEBHOOK + "/messages/{message_id}", "DELETE", interactions.delete_message,
+    Route(_WEBHOOK + "/messages/{message_id}", "DELETE", follow_ups.delete_message,
           "webhook", auth=False),
     # What a bot reads and sends beside the interaction (guilds, messages).
     Route("/users/@me/channels", "POST", guilds.create_dm, "users/@me/channels"),

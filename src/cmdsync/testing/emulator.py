@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
+from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.emulator import seed as seeds
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
 
 if TYPE_CHECKING:

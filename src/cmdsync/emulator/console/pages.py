@@ -22,8 +22,9 @@ from starlette.responses import Response
 from cmdsync.emulator.application_commands import bodies
 from cmdsync.emulator.console import views, web
 from cmdsync.emulator.domain.objects import Application, Guild, StoredCommand
-from cmdsync.emulator.instance import Emulator, LogEntry
+from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions import responses as interactions
+from cmdsync.emulator.reference.log import LogEntry
 from cmdsync.emulator.resources import messages
 from cmdsync.emulator.routes import ROUTES
 from cmdsync.model import LOCALES, CommandType

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator.domain.objects import Application, SeedMessage
+from cmdsync.emulator.domain.objects import Application, SeedMessage, User
 from cmdsync.model import InteractionContext
 
 JOINED_AT = "2024-01-01T00:00:00+00:00"  # every seeded member's join date, and a thread's
@@ -67,3 +67,13 @@ def fixture_message(message: SeedMessage, author: dict[str, Any], guild_id: str 
     if guild_id:
         body["guild_id"] = guild_id
     return body
+
+
+def person(user_id: str, seeded: User | None, app: Application | None
+           ) -> dict[str, Any] | None:
+    """The user ``user_id`` as Discord shows it (``UserResponse``): the ``seeded`` user,
+    else the bot user of the application with that id, else None."""
+    if seeded is not None:
+        return user(user_id, username=seeded.get("username"),
+                    global_name=seeded.get("global_name"))
+    return bot_user(app, pii=False) if app is not None else None

@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.interactions.invocation import ATTACHMENT_SIZE_LIMIT
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.request_body import Upload
-from cmdsync.emulator.resources import objects
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import Permission
 
@@ -113,7 +113,7 @@ def mentions(store: Store, guild_id: str, content: str, allowed: Any, *,
     roles = [] if allowed is None else [str(r) for r in allowed.get("roles") or []]
     people: dict[str, dict[str, Any]] = {}
     for user_id in _USER.findall(content):
-        person = objects.user(store, user_id)
+        person = payloads.person(user_id, store.user(user_id), store.application(user_id))
         if person is not None and ("users" in kinds or user_id in users):
             people.setdefault(user_id, person)
     if replied_author is not None and (allowed is None or allowed.get("replied_user")):

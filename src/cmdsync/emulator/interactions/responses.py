@@ -287,14 +287,14 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
     flags = checks.message_flags(data) & EPHEMERAL
     if kind == DEFERRED:
         data, flags = {}, flags | LOADING
-    message = _message(store, db, app, payload, data, now, flags=flags, original=True)
+    message = message_of(store, db, app, payload, data, now, flags=flags, original=True)
     message["attachments"] = attachments.build(data, uploads, payload["channel_id"],
                                                lambda: store.next_snowflake(db, now))
     store.save_message(db, record["id"], message, original=True)
     return message
 
 
-def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any],
+def message_of(store: Store, db: Any, app: Application, payload: Mapping[str, Any],
              data: Mapping[str, Any], now: float, *, flags: int, original: bool,
              message_id: str | None = None) -> dict[str, Any]:
     command_type = payload["data"].get("type", CommandType.CHAT_INPUT)
@@ -302,7 +302,7 @@ def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any]
         "id": message_id or store.next_snowflake(db, now),
         "type": (20 if command_type == CommandType.CHAT_INPUT else 23) if original else 0,
         "channel_id": payload["channel_id"], "author": payloads.bot_user(app, pii=False),
-        "content": data.get("content") or "", "timestamp": _iso(now), "edited_timestamp": None,
+        "content": data.get("content") or "", "timestamp": iso(now), "edited_timestamp": None,
         "tts": bool(data.get("tts", False)), "mention_everyone": False, "mentions": [],
         "mention_roles": [], "attachments": [], "embeds": list(data.get("embeds") or []),
         "pinned": False, "flags": flags, "components": list(data.get("components") or []),
@@ -317,7 +317,7 @@ def _message(store: Store, db: Any, app: Application, payload: Mapping[str, Any]
     return body
 
 
-def _iso(now: float) -> str:
+def iso(now: float) -> str:
     return datetime.fromtimestamp(now, timezone.utc).isoformat()
 
 
@@ -333,7 +333,7 @@ def callback(call: Call) -> Reply:
             raise error_replies.unknown_interaction()
         if record["response"] is not None:
             raise error_replies.already_acknowledged()
-        app = _application(call, record)
+        app = application_of(call, record)
         try:
             message = respond(call.store, db, app, record, call.body, call.now, call.uploads)
         except error_replies.ErrorReply as exc:  # the bot is told; the invoker will be too
@@ -363,113 +363,7 @@ def _callback_response(record: dict[str, Any], kind: int, message: dict[str, Any
     return {"interaction": interaction, "resource": resource}
 
 
-def execute(call: Call) -> Reply:
-    """``POST /webhooks/{application_id}/{interaction_token}``: a follow-up message.
-
-    200 and the message, ``wait`` or not ("Create Followup Message": "wait is
-    always true"). The first follow-up after a deferred response takes the
-    ephemerality of that response, whatever its own ``flags`` say ("the flags
-    field will be ignored"); later ones may be ephemeral (``flags: 64``).
-    """
-    body = call.body if isinstance(call.body, dict) else {}
-    checks.check_message(attachments.with_uploads(body, call.uploads), require_content=True,
-                         prefix=())
-    _await_answer(call)
-    with call.store.transaction() as db:
-        record = _acknowledged(call, db)
-        app = _application(call, record)
-        flags = checks.message_flags(body) & EPHEMERAL
-        if record["response"]["type"] == DEFERRED and not any(
-                not original for original, _ in call.store.messages(db, record["id"])):
-            deferred = record["response"].get("data") or {}
-            flags = checks.message_flags(deferred) & EPHEMERAL
-        message = _message(call.store, db, app, record["payload"], body, call.now,
-                           flags=flags, original=False)
-        message["attachments"] = attachments.build(
-            body, call.uploads, message["channel_id"],
-            lambda: call.store.next_snowflake(db, call.now))
-        call.store.save_message(db, record["id"], message, original=False)
-    return Reply(200, message)
-
-
-def get_message(call: Call) -> Reply:
-    """``GET /webhooks/{application_id}/{interaction_token}/messages/{message_id}``."""
-    _await_answer(call)
-    with call.store.transaction() as db:
-        return Reply(200, _find_message(call, db)[1])
-
-
-def edit_message(call: Call) -> Reply:
-    """``PATCH .../messages/{message_id}`` (``@original`` too; a deferred response's
-    original loses its loading state)."""
-    body = call.body if isinstance(call.body, dict) else {}
-    checks.check_message(attachments.with_uploads(body, call.uploads), require_content=False,
-                         prefix=())
-    _await_answer(call)
-    with call.store.transaction() as db:
-        record, message = _find_message(call, db)
-        for key in ("content", "embeds", "components"):
-            if key in body:
-                message[key] = body[key] if body[key] is not None else (
-                    "" if key == "content" else [])
-        message["attachments"] = attachments.build(
-            body, call.uploads, message["channel_id"],
-            lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])
-        message["flags"] = int(message["flags"]) & ~LOADING
-        message["edited_timestamp"] = _iso(call.now)
-        call.store.save_message(db, record["id"], message,
-                                original=call.params["message_id"] == "@original"
-                                or _is_original(call, db, record["id"], message["id"]))
-    return Reply(200, message)
-
-
-def delete_message(call: Call) -> Reply:
-    """``DELETE .../messages/{message_id}``: 204."""
-    _await_answer(call)
-    with call.store.transaction() as db:
-        call.store.delete_message(db, _find_message(call, db)[1]["id"])
-    return Reply(204, None)
-
-
-def _is_original(call: Call, db: Any, interaction_id: str, message_id: str) -> bool:
-    return any(original and message["id"] == message_id
-               for original, message in call.store.messages(db, interaction_id))
-
-
-def _find_message(call: Call, db: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    record = _acknowledged(call, db)
-    wanted = call.params["message_id"]
-    for original, message in call.store.messages(db, record["id"]):
-        if (wanted == "@original" and original) or message["id"] == wanted:
-            return record, message
-    raise error_replies.unknown_message()
-
-
-def _await_answer(call: Call) -> None:
-    """Wait while the HTTP answer to this token's interaction is on its way (see above),
-    unless the interaction is answered already (through the callback route: a bot
-    may then follow up before it sends its HTTP answer)."""
-    token = call.params["interaction_token"]
-    with call.store.transaction() as db:
-        record = call.store.interaction(db, token=token)
-        if record is not None and record["response"] is not None:
-            return
-    call.store.wait_for_answer(token, call.limits.interaction_deadline)
-
-
-def _acknowledged(call: Call, db: Any) -> dict[str, Any]:
-    """The interaction of the path's token, answered already (follow-ups come after)."""
-    record = call.store.interaction(db, token=call.params["interaction_token"])
-    if record is None or call.now - record["created_at"] > \
-            call.limits.interaction_token_lifetime:
-        raise error_replies.invalid_webhook_token()
-    if record["application_id"] != call.params["application_id"] \
-            or record["response"] is None:
-        raise error_replies.unknown("webhook")
-    return record
-
-
-def _application(call: Call, record: Mapping[str, Any]) -> Application:
+def application_of(call: Call, record: Mapping[str, Any]) -> Application:
     app = call.store.application(record["application_id"])
     if app is None:
         raise error_replies.unknown("application")

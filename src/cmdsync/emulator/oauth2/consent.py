@@ -41,16 +41,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html import escape
+from typing import Protocol
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from cmdsync.emulator.domain.objects import Application, User
-from cmdsync.emulator.instance import Emulator, LogEntry
 from cmdsync.emulator.oauth2 import grants
 from cmdsync.emulator.oauth2.tokens import AUTHORIZE_SCOPES
 from cmdsync.emulator.reference.access import foreign_host
+from cmdsync.emulator.reference.log import LogEntry, RequestLog
+from cmdsync.emulator.store.database import Store
 
 MAX_FORM_BYTES = 16_384
 MAX_VALUE = 2048  # characters of one query parameter
@@ -74,6 +76,17 @@ _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
                                "frame-ancestors 'none'; base-uri 'none'",
 }
+
+
+class Emulator(Protocol):
+    """What the consent page uses of the emulator it is served by (an
+    :class:`~cmdsync.emulator.instance.Emulator`): its state, clock and request log."""
+
+    store: Store
+    log: RequestLog
+
+    def clock(self) -> float: ...
+
 
 
 class _Refused(Exception):

@@ -45,12 +45,7 @@ _AUTO_ARCHIVE = 4320  # minutes: a new channel's default_auto_archive_duration, 
 
 def user(store: Store, user_id: str) -> dict[str, Any] | None:
     """A seeded user, or an application's bot user (``UserResponse``); None if neither."""
-    fixture = store.user(user_id)
-    if fixture is not None:
-        return payloads.user(user_id, username=fixture.get("username"),
-                             global_name=fixture.get("global_name"))
-    app = store.application(user_id)
-    return payloads.bot_user(app, pii=False) if app is not None else None
+    return payloads.person(user_id, store.user(user_id), store.application(user_id))
 
 
 def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
