@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig, Faults
 from cmdsync.emulator.reference.log import RequestLog
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig, RateLimiter
+from cmdsync.emulator.resources.members import Members
 from cmdsync.emulator.seed import apply_seed, default_seed
 from cmdsync.emulator.seed_checks import check_seed
 from cmdsync.emulator.store.database import Store, opening
@@ -41,6 +41,8 @@ class Emulator:
         self.clock = clock
         self.log = RequestLog()
         self.gateway = Gateway(store, clock=lambda: self.clock())
+        # The backend of each resource whose changes send gateway events.
+        self.members = Members(store, self.gateway)
 
     def reset(self, seed: dict[str, Any] | None = None) -> None:
         """Forget every command, overwrite, token and count; apply ``seed``
@@ -60,9 +62,8 @@ class Emulator:
         fixtures already there the keys the seed leaves out (:mod:`cmdsync.emulator.seed`).
         Members added or changed reach connected bots as GUILD_MEMBER_ADD / UPDATE."""
         check_seed(seed, complete=False)
-        before = members.snapshot(self.gateway, [str(g["id"]) for g in seed.get("guilds") or []])
-        apply_seed(self.store, seed, now=self.clock(), keep_applications=True, partial=True)
-        members.dispatch_changes(self.gateway, before)
+        with self.members.watching(str(g["id"]) for g in seed.get("guilds") or []):
+            apply_seed(self.store, seed, now=self.clock(), keep_applications=True, partial=True)
 
 
 def new_emulator(*, state: str = ":memory:", seed: dict[str, Any] | None = None,

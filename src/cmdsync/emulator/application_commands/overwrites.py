@@ -62,13 +62,19 @@ def put_permissions(call: Call) -> Reply:
         target = call.params["command_id"]
         _check_target(scope, target)
         overwrites = overwrites_of(call.body)
-        scope.store.set_permissions(scope.db, scope.app.id, scope.guild_id, target,
-                                    overwrites)
-        entry = _entry(scope, target, overwrites)
-    if call.gateway is not None:  # "fires the Application Command Permissions Update event"
-        call.gateway.dispatch(entry["application_id"], "APPLICATION_COMMAND_PERMISSIONS_UPDATE",
-                              entry, guild_id=entry["guild_id"])
-    return Reply(200, entry)
+        return Reply(200, replace_overwrites(scope, target, overwrites))
+
+
+def replace_overwrites(scope: Scope, target: str, overwrites: list[dict[str, Any]]
+                       ) -> dict[str, Any]:
+    """Replace the overwrites of ``target`` (a command, or the application's id for all
+    of its commands) in the scope, and queue APPLICATION_COMMAND_PERMISSIONS_UPDATE
+    (Discord: a PUT "fires the Application Command Permissions Update event"); the
+    entry as Discord returns it."""
+    scope.store.set_permissions(scope.db, scope.app.id, scope.guild_id, target, overwrites)
+    entry = _entry(scope, target, overwrites)
+    scope.emit("APPLICATION_COMMAND_PERMISSIONS_UPDATE", entry, guild_id=entry["guild_id"])
+    return entry
 
 
 def overwrites_of(body: Any) -> list[dict[str, Any]]:

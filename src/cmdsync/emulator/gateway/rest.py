@@ -35,7 +35,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from cmdsync.emulator.gateway import members
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.gateway.protocol import Close, snowflake
 from cmdsync.emulator.gateway.transport import gateway_url
@@ -106,9 +105,8 @@ async def _act(request: Request) -> Response:
 
 
 async def _remove_member(request: Request) -> Response:
-    gateway: Gateway = request.app.state.emulator.gateway
     guild_id, user_id = request.path_params["guild_id"], request.path_params["user_id"]
-    if not members.remove(gateway, guild_id, user_id):
+    if not request.app.state.emulator.members.remove(guild_id, user_id):
         return JSONResponse({"message": f"no member {user_id} in guild {guild_id}",
                              "code": 0}, status_code=404)
     return Response(status_code=204)

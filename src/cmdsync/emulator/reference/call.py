@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cmdsync.emulator.domain.objects import Application, StoredCommand, Token
@@ -39,7 +39,9 @@ class Events(Protocol):
 class Scope:
     """One scope of one application inside an open transaction.
 
-    ``guild_id`` is ``""`` for the global scope; ``now`` is epoch seconds.
+    ``guild_id`` is ``""`` for the global scope; ``now`` is epoch seconds. A change made
+    in the scope queues its gateway event with :meth:`emit`: the event goes out once the
+    transaction has committed, and never for a change rolled back.
     """
 
     store: Store
@@ -48,9 +50,14 @@ class Scope:
     guild_id: str
     now: float
     limits: Limits
+    events: list[tuple[str, str, Any, str | None]] = field(default_factory=list)
 
     def commands(self) -> list[StoredCommand]:
         return self.store.commands(self.db, self.app.id, self.guild_id)
+
+    def emit(self, event: str, data: Any, *, guild_id: str | None = None) -> None:
+        """Send the gateway ``event`` to this scope's application after the commit."""
+        self.events.append((self.app.id, event, data, guild_id))
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,11 @@ class Call:
         if edit:
             access.manages_guild(self.token, guild_id)
         with self.store.transaction() as db:
-            yield Scope(self.store, db, app, guild_id, self.now, self.limits)
+            scope = Scope(self.store, db, app, guild_id, self.now, self.limits)
+            yield scope
+        for application_id, event, data, event_guild in scope.events:  # committed
+            if self.gateway is not None:
+                self.gateway.dispatch(application_id, event, data, guild_id=event_guild)
 
     def with_localizations(self) -> bool:
         return self.query.get("with_localizations", "").lower() in ("true", "1")

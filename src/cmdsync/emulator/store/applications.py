@@ -81,6 +81,18 @@ class ApplicationRows(SQLiteStore):
         return [row["id"] for row in rows if row["installed"] is None
                 or application_id in json.loads(row["installed"])]
 
+    def applications_in(self, guild_id: str) -> list[str]:
+        """The ids of the applications installed in the guild, in the order added."""
+        with self._lock:
+            row = self._db.execute("SELECT installed FROM guilds WHERE id = ?",
+                                   (guild_id,)).fetchone()
+            ids = [r["id"] for r in self._db.execute("SELECT id FROM applications "
+                                                      "ORDER BY rowid")]
+        if row is None:
+            return []
+        return ids if row["installed"] is None else [
+            a for a in ids if a in json.loads(row["installed"])]
+
     def guild_exists(self, guild_id: str) -> bool:
         with self._lock:
             return self._db.execute("SELECT 1 FROM guilds WHERE id = ?",
