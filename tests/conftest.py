@@ -109,7 +109,7 @@ def _no_configuration_above_the_tests(tmp_path_factory: pytest.TempPathFactory) 
     each parent, as ruff does: one left above the tests' temporary directories would
     change what every test that runs cmdsync there does. Say so instead."""
     from cmdsync.errors import CmdsyncError
-    from cmdsync.runners.project import find_config
+    from cmdsync.runners.project_file import find_config
 
     base = tmp_path_factory.getbasetemp()
     try:

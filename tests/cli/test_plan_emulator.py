@@ -17,13 +17,13 @@ import pytest
 
 from cmdsync.client import endpoints
 from cmdsync.client.http import DiscordClient
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.manifest.entries import collect
 from cmdsync.manifest.loader import load_file, load_text
 from cmdsync.plan import Action, FieldChange, Plan, diff
-from cmdsync.runners.session import fetch_live
+from cmdsync.runners.fetch import fetch_live
 from cmdsync.state import DesiredState, desired_state
 from tests.support.emulator import apply, make_client
 from tests.support.plan import CLEAN_PARAMS, load_commands, sent_form

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cmdsync.errors import UsageError
-from cmdsync.runners.project import environment_for, find_config
+from cmdsync.runners.project import environment_for
+from cmdsync.runners.project_file import find_config
 from tests.support.cli import clean_environment, run
 
 MANIFEST = """\

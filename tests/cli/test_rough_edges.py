@@ -16,13 +16,14 @@ import pytest
 from cmdsync.apply.replay import already_applied
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import ClientConfig, DiscordClient
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.emulator.server import BackgroundServer
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.errors import NetworkError
+from cmdsync.runners.fetch import fetch_scopes
 from cmdsync.runners.files import load_saved_plan
-from cmdsync.runners.session import Connection, fetch_scopes, open_session
+from cmdsync.runners.session import Connection, open_session
 from tests.support.cli import GUILD, MANIFEST, clean_environment, run
 
 APP = emulator_seed.APPLICATION_ID

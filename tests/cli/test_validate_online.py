@@ -12,6 +12,7 @@ import pytest
 
 from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
+from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.instance import new_emulator
 from cmdsync.runners.session import Connection
 from cmdsync.runners.validate import validate_online
@@ -49,7 +50,7 @@ def _local_application(flags: int, integration_types: tuple[int, ...]) -> None:
     """Set up ``--local``'s application (its default supports both install contexts)."""
     os.makedirs(".cmdsync", exist_ok=True)
     local = new_emulator(state=".cmdsync/local.sqlite")
-    local.store.add_application(emulator_seed.Application(
+    local.store.add_application(Application(
         APP, "cmdsync emulator", flags, integration_types, emulator_seed.CLIENT_SECRET))
     local.store.close()
 

@@ -26,8 +26,8 @@ import yaml
 
 from cmdsync.cli import app
 from cmdsync.emulator import create_app, new_emulator
+from cmdsync.emulator.seed import parse_seed
 from cmdsync.emulator.server import BackgroundServer, banner
-from cmdsync.emulator.store.seed import parse_seed
 from cmdsync.state.application import AppInfo
 from cmdsync.validate import validate_paths
 from cmdsync.validate.rules import all_rules
@@ -109,7 +109,7 @@ def check_seed(item: Block, tmp_path: Path) -> None:
 
 
 def check_config(item: Block, tmp_path: Path) -> None:
-    from cmdsync.runners.project import load_config
+    from cmdsync.runners.project_file import load_config
 
     (tmp_path / "discord").mkdir()
     (tmp_path / "discord" / "commands.yaml").write_text(

@@ -14,11 +14,12 @@ from cmdsync.apply.strategy import Strategy
 from cmdsync.client import endpoints
 from cmdsync.client.auth import Auth, Token
 from cmdsync.client.http import ClientConfig, DiscordClient
+from cmdsync.emulator import seed as emulator_seed
 from cmdsync.emulator.app import create_app
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.store import seed as emulator_seed
 from cmdsync.plan import Plan
-from cmdsync.runners.apply import ApplyOptions, ApplyRun, apply_paths, apply_saved
+from cmdsync.runners.apply import ApplyOptions, ApplyRun, apply_paths
+from cmdsync.runners.apply_saved import apply_saved
 from cmdsync.runners.plan import plan_paths
 from cmdsync.runners.session import Connection
 

@@ -96,7 +96,9 @@ def apply(
     (SIGTERM): the writes stop cleanly, and the report says what was written.
     """
     from cmdsync.apply.strategy import Strategy
-    from cmdsync.runners.apply import ApplyOptions, apply_paths, apply_saved, saved_plan_path
+    from cmdsync.runners.apply import ApplyOptions, apply_paths
+    from cmdsync.runners.apply_saved import apply_saved, saved_plan_path
+    from cmdsync.runners.saved_checks import environment_to_apply
 
     output = _plan_format(output)
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
@@ -105,7 +107,7 @@ def apply(
     options = ApplyOptions(Strategy(strategy.value), on_error.value, not no_prune,
                            application_id, force)
     saved = saved_plan_path(paths) if paths else None
-    recorded = _recorded_environment(saved, env_name) if saved is not None else None
+    recorded = environment_to_apply(saved, env_name) if saved is not None else None
     chosen = _project(paths, env_name or recorded, chosen_by=None if env_name or not recorded
                       else f"the saved plan's environment {recorded}")
     env, root, copy = chosen.env, chosen.root, chosen.copy_target()
@@ -130,31 +132,6 @@ def apply(
     keep_until_exit(run)
     refresh_notes()
     return _apply_exit(run, output=output)
-
-
-def _recorded_environment(saved: str, env_name: str | None) -> str | None:
-    """The environment the saved plan records (:func:`~cmdsync.runners.files.recorded_environment`),
-    which it is applied to; a usage error when ``--env`` names another, or when the
-    project configuration that defines it is not here."""
-    from cmdsync.runners.files import recorded_environment
-    from cmdsync.runners.project import find_config
-
-    recorded = recorded_environment(saved)
-    if recorded is None:
-        return None
-    if env_name is not None and env_name != recorded:
-        raise UsageError(f"--env {env_name}, but the saved plan {saved} was made for "
-                         f"environment {recorded}: apply it without --env (it applies to "
-                         f"{recorded}), or plan again with `cmdsync plan --env {env_name} "
-                         "--out FILE`")
-    project = find_config()
-    if project is None or recorded not in project.environments:
-        where = "no cmdsync.toml (or [tool.cmdsync] in pyproject.toml) here or above" \
-            if project is None else f"{project.path} defines no environment {recorded!r}"
-        raise UsageError(f"the saved plan {saved} was made for environment {recorded} of "
-                         f"the project configuration, but {where}: apply it in the project "
-                         "it was made in")
-    return recorded
 
 
 def _hooks(*, json_output: bool, progress: bool, heading: str | None) -> Any:

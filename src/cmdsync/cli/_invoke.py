@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import os
 from typing import Annotated
 
 import typer
@@ -119,11 +118,10 @@ def invoke(
     connection = _connection(api_url=api_url, local=local, token_file=token_file,
                              client_secret_file=None, bearer_token_file=None)
     chosen = _project(None, env_name, need_paths=False)  # its application and API URL
-    if timeout is not None or os.environ.get("CMDSYNC_TIMEOUT", "").strip() or (
-            chosen.project is not None
-            and chosen.project.timeout_for(chosen.environment) is not None):
-        # else invoke's own 60 s: the emulator holds each request while the bot answers
-        connection = _timed(connection, timeout, chosen.project, chosen.environment)
+    # unless a timeout is set, invoke's own 60 s: the emulator holds each request while
+    # the bot answers
+    connection = _timed(connection, timeout, chosen.project, chosen.environment,
+                        keep_unset=True)
     result = run_invoke(connection, Request(
         line=line, kind=kind, name=user_command or message_command, target=target,
         autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,

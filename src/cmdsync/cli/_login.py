@@ -116,7 +116,8 @@ def auth_status(
 
 def _login_env(env_name: str | None) -> Any:
     """The environment with the cmdsync.toml environment's variables (as plan's)."""
-    from cmdsync.runners.project import environment_for, find_config
+    from cmdsync.runners.project import environment_for
+    from cmdsync.runners.project_file import find_config
 
     return environment_for(find_config(), env_name, os.environ)
 

@@ -165,7 +165,7 @@ def _project(paths: list[str] | None, env_name: str | None, *, need_paths: bool 
     the selected environment's variables (flag > environment > file), where
     ``.cmdsync/`` lives (the project's root when there is a configuration, so a command
     run from a subfolder shares its state), and the environment selected."""
-    from cmdsync.runners.project import select
+    from cmdsync.runners.project_file import select
 
     return select(paths, env_name, os.environ, need_paths=need_paths, chosen_by=chosen_by)
 
@@ -200,25 +200,32 @@ def _connection(*, api_url: str | None, local: bool, token_file: str | None,
 NOTICE_AFTER = 3.0
 
 
-def _timed(connection: Any, timeout: float | None, project: Any, environment: Any) -> Any:
+def _timed(connection: Any, timeout: float | None, project: Any, environment: Any, *,
+           keep_unset: bool = False) -> Any:
     """``connection`` with its client's timeout: ``--timeout``, else ``CMDSYNC_TIMEOUT``,
     else the configuration's (``environment``'s, else ``project``'s top-level one), else
     the client's default; and, over the network, a note on standard error for each
-    request unanswered after :data:`NOTICE_AFTER` seconds."""
+    request unanswered after :data:`NOTICE_AFTER` seconds. ``keep_unset``: when none
+    of those sets a timeout, ``connection`` as it is (``invoke`` waits its own)."""
     from dataclasses import replace
 
     from cmdsync.client.http import ClientConfig
 
     seconds = _timeout_seconds(timeout, project, environment)
+    if seconds is None:
+        if keep_unset:
+            return connection
+        seconds = ClientConfig.timeout
     config = ClientConfig(timeout=seconds, notice_after=NOTICE_AFTER,
                           on_wait=None if connection.local else _say_waiting)
     return replace(connection, config=config)
 
 
-def _timeout_seconds(timeout: float | None, project: Any, environment: Any) -> float:
-    """The seconds of :func:`_timed`; a usage error (exit 2) for a value that is not a
-    number above 0, naming where it came from (the configuration's are checked as it
-    is read: :mod:`cmdsync.runners.project`)."""
+def _timeout_seconds(timeout: float | None, project: Any, environment: Any
+                     ) -> float | None:
+    """The seconds of :func:`_timed` (None: nothing sets them); a usage error (exit 2)
+    for a value that is not a number above 0, naming where it came from (the
+    configuration's are checked as it is read: :mod:`cmdsync.runners.project_file`)."""
     if timeout is not None:
         if not _positive(timeout):
             raise typer.BadParameter(f"{timeout:g} is not a number of seconds above 0 (such "
@@ -235,11 +242,7 @@ def _timeout_seconds(timeout: float | None, project: Any, environment: Any) -> f
                              "(such as 30)")
         return seconds
     configured = project.timeout_for(environment) if project is not None else None
-    if configured is not None:
-        return float(configured)
-    from cmdsync.client.http import ClientConfig
-
-    return ClientConfig.timeout
+    return float(configured) if configured is not None else None
 
 
 def _positive(seconds: float) -> bool:
@@ -290,7 +293,7 @@ def _with_environment(connection: Any, env_name: str | None) -> Any:
 
 def _environment_name(env_name: str | None) -> str:
     """The cmdsync.toml environment in use (named, else its default), or ""."""
-    from cmdsync.runners.project import find_config
+    from cmdsync.runners.project_file import find_config
 
     project = find_config()
     chosen = project.environment(env_name) if project is not None else None

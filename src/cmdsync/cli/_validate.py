@@ -107,7 +107,8 @@ def _file_sets(paths: list[str] | None, env_name: str | None, *, pre_commit: boo
     default); else every environment's manifests, each with its own."""
     import os
 
-    from cmdsync.runners.project import find_config, resolve_paths, select
+    from cmdsync.runners.project import resolve_paths
+    from cmdsync.runners.project_file import find_config, select
     from cmdsync.runners.validate import FileSet
 
     project = find_config()
@@ -159,7 +160,8 @@ def init(
     """Start a project: cmdsync.toml (commented), discord/commands.yaml and the editor
     schema; then `cmdsync validate` and `cmdsync plan` need no paths."""
     from cmdsync.manifest.files import write_file
-    from cmdsync.runners.project import PYPROJECT, find_config
+    from cmdsync.runners.project import PYPROJECT
+    from cmdsync.runners.project_file import find_config
     from cmdsync.runners.starter import init_files
 
     parent = find_config(directory)

@@ -297,7 +297,7 @@ def _live_key(command: Mapping[str, Any]) -> tuple[Any, ...]:
     """Equal for live commands that differ at most in ids and version.
 
     Nested lists and objects count by identity: the fetch keeps equal ones
-    once (``runners.session._shared``), and the live state outlives the diff.
+    once (``runners.fetch._shared``), and the live state outlives the diff.
     A JSON value is a string, number, boolean, null, list or object, so the key
     is always hashable.
     """

@@ -75,8 +75,9 @@ def _entry_locator(entry: Any) -> Any:
 def _live_sides(connection: Connection, code: list[Side], *, application_id: str | None,
                 env: Mapping[str, str], cwd: str | None) -> list[Side]:
     from cmdsync.runners import aio
+    from cmdsync.runners.fetch import fetch_scopes
     from cmdsync.runners.plan import resolve_application_id
-    from cmdsync.runners.session import fetch_scopes, local_application_id, open_session
+    from cmdsync.runners.session import local_application_id, open_session
 
     app = resolve_application_id(manifest=None, flag=application_id, env=env,
                                  local_default=local_application_id() if connection.local

@@ -147,7 +147,7 @@ def load_saved_plan(path: str, *, key: Key = None) -> SavedPlan:
 def recorded_environment(path: str) -> str | None:
     """The name of the environment a saved plan records (``environment.name``), read
     before the plan is loaded and checked, to choose the environment it is applied in
-    (:func:`cmdsync.runners.apply.apply_saved` holds it against the plan once checked);
+    (:func:`cmdsync.runners.apply_saved.apply_saved` holds it against the plan once checked);
     None when it records none or cannot be read (loading it says why).
 
     cmdsync writes it on the plan's fourth line, so that only the start of a large

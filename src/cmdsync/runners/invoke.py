@@ -195,9 +195,9 @@ async def _emulator(connection: Connection, env: Mapping[str, str], cwd: str
     """A client whose base URL is the emulator's origin, and where the bot token comes
     from (read only for ``--endpoint``)."""
     if connection.local:
+        from cmdsync.emulator import seed
         from cmdsync.emulator.app import create_app
         from cmdsync.emulator.instance import new_emulator
-        from cmdsync.emulator import seed
         from cmdsync.manifest.files import work_directory
 
         work_directory(cwd)  # a clear error when a file holds the name

@@ -40,15 +40,13 @@ from cmdsync.errors import CmdsyncError, UsageError
 from cmdsync.manifest.files import is_code_source
 from cmdsync.model import GLOBAL
 from cmdsync.runners import aio
+from cmdsync.runners.fetch import EarlyReads, fetch_live, read_application
 from cmdsync.runners.session import (
     Connection,
-    EarlyReads,
     Session,
-    fetch_live,
     local_application_id,
     needs_user_token,
     open_session,
-    read_application,
 )
 
 if TYPE_CHECKING:  # imported where used: a plan's first request goes before they load
@@ -146,12 +144,12 @@ async def plan_live(client: DiscordClient, desired: DesiredState, *, prune: bool
     """Read the live state ``desired`` needs and diff: the plan, and the state it saw.
 
     ``plan`` and ``apply`` both plan through here, so they plan alike.
-    ``application`` (:func:`~cmdsync.runners.session.read_application`, read once per
+    ``application`` (:func:`~cmdsync.runners.fetch.read_application`, read once per
     run) gives global commands their default ``integration_types`` and makes
     the application rules (CS601, CS602) plan errors, which apply refuses
     before any write; without it, an unset ``integration_types`` compares
     with the live value and those rules do not run. Reads started ``early``
-    are taken from it (:class:`~cmdsync.runners.session.EarlyReads`).
+    are taken from it (:class:`~cmdsync.runners.fetch.EarlyReads`).
     """
     from cmdsync.plan import Differ
 

@@ -14,15 +14,10 @@ from typing import TYPE_CHECKING
 
 from cmdsync.errors import UsageError
 from cmdsync.runners import aio
+from cmdsync.runners.fetch import fetch_scopes, read_application
 from cmdsync.runners.plan import resolve_application_id
-from cmdsync.runners.project import find_config
-from cmdsync.runners.session import (
-    Connection,
-    fetch_scopes,
-    local_application_id,
-    open_session,
-    read_application,
-)
+from cmdsync.runners.project_file import find_config
+from cmdsync.runners.session import Connection, local_application_id, open_session
 from cmdsync.state.application import AppInfo
 from cmdsync.state.as_manifest import to_manifest, to_yaml
 from cmdsync.state.live import LiveState

@@ -4,7 +4,9 @@ environment it records, no replay, and prior state enough for a backup.
 
 Each check raises :class:`~cmdsync.errors.UnsafePlanError` (or
 :class:`~cmdsync.errors.UsageError` for flags that contradict the plan) naming what
-differs; :func:`cmdsync.runners.apply.apply_saved` runs them in order.
+differs; :func:`cmdsync.runners.apply_saved.apply_saved` runs them in order.
+:func:`environment_to_apply` comes first, before the plan is loaded: the
+environment the plan records is the one ``apply`` selects.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from cmdsync.manifest.files import (
 from cmdsync.manifest.interpolate import may_interpolate
 from cmdsync.model import scope_label
 from cmdsync.plan import Action, Plan
+from cmdsync.runners.files import recorded_environment
+from cmdsync.runners.project_file import find_config
 from cmdsync.state import LiveState
 
 if TYPE_CHECKING:
@@ -43,9 +47,7 @@ def check_environment(path: str, saved: SavedPlan, environment: str | None,
     recorded = saved.environment or {}
     name, guild = recorded.get("name"), recorded.get("copy_global_to")
     if name is not None and environment is not None and name != environment:
-        raise UsageError(f"--env {environment}, but the saved plan {path} was made for "
-                         f"environment {name}: apply it without --env (it applies to {name}), "
-                         f"or plan again with `cmdsync plan --env {environment} --out FILE`")
+        raise _other_environment(path, name, environment)
     now = copy.guild if copy is not None else None
     if guild != now:
         made = f"copies the global commands to guild {guild}" if guild is not None else \
@@ -55,6 +57,34 @@ def check_environment(path: str, saved: SavedPlan, environment: str | None,
         raise UsageError(f"the saved plan {path} {made}, but environment "
                          f"{environment or name} {said}: plan again with `cmdsync plan "
                          f"--env {environment or name} --out FILE`")
+
+
+def environment_to_apply(path: str, requested: str | None) -> str | None:
+    """The environment the saved plan at ``path`` records
+    (:func:`~cmdsync.runners.files.recorded_environment`), which it is applied to; None
+    when it records none. A :class:`~cmdsync.errors.UsageError` when ``requested``
+    (``--env``) names another, or when the project configuration that defines it is
+    not here (the working directory or above)."""
+    recorded = recorded_environment(path)
+    if recorded is None:
+        return None
+    if requested is not None and requested != recorded:
+        raise _other_environment(path, recorded, requested)
+    project = find_config()
+    if project is None or recorded not in project.environments:
+        where = "no cmdsync.toml (or [tool.cmdsync] in pyproject.toml) here or above" \
+            if project is None else f"{project.path} defines no environment {recorded!r}"
+        raise UsageError(f"the saved plan {path} was made for environment {recorded} of "
+                         f"the project configuration, but {where}: apply it in the project "
+                         "it was made in")
+    return recorded
+
+
+def _other_environment(path: str, recorded: str, requested: str) -> UsageError:
+    return UsageError(f"--env {requested}, but the saved plan {path} was made for "
+                      f"environment {recorded}: apply it without --env (it applies to "
+                      f"{recorded}), or plan again with `cmdsync plan --env {requested} "
+                      "--out FILE`")
 
 
 def replay_reasons(path: str, saved: SavedPlan, *, cwd: str, force: bool) -> list[str]:
