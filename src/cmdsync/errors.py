@@ -14,6 +14,21 @@ Exception tree (httpx draws its own the same way)::
 Anything else that escapes a command is a bug: the CLI says so and exits 70.
 Ctrl-C exits 130.
 
+The emulator's exceptions are another tree: what it answers or refuses on the wire,
+caught at its edges (a route, the admin API, a gateway connection), never shown to a
+cmdsync user as a failure of cmdsync::
+
+    EmulatorError            the emulator answers or refuses; each carries a code
+    ├── ErrorReply           an error response: HTTP status, Discord's code and message
+    │                        (:mod:`cmdsync.emulator.reference.error_replies`)
+    ├── OAuthError           an OAuth2 error response (RFC 6749 5.2)
+    ├── Refused              the client would not send an invocation (a ``Refusal`` code)
+    ├── Outdated             read-repair: the client's copy of a command is older
+    ├── Failed               the application did not answer an interaction acceptably
+    ├── Closed               a gateway connection closes with a close code (4000-4014)
+    ├── InjectedFault        a fault a test asked for, answered instead of the route
+    └── DroppedConnection    a fault a test asked for: the connection is cut
+
 Problems found in a manifest are not exceptions but values,
 :class:`~cmdsync.manifest.diagnostics.Diagnostic`, collected and reported
 together (``validate`` exits 1 when any is an error). The emulator's error
@@ -37,6 +52,11 @@ EXIT_CHANGES = 2  # plan --detailed-exitcode: the plan has changes
 EXIT_BUG = 70  # EX_SOFTWARE in sysexits.h
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class EmulatorError(Exception):
+    """The root of the emulator's exceptions (see the module docstring): an answer or
+    refusal on the wire, not a failure of cmdsync."""
 
 
 class CmdsyncError(Exception):

@@ -147,3 +147,45 @@ def test_removing_a_member_writes_and_sends_guild_member_remove() -> None:
          int(enums.Intent.GUILD_MEMBERS))]
     assert members.remove(GUILD_ID, MEMBER_ID) is False
     assert len(events.sent) == 1
+
+
+def _admin_invoke(emulator: Any, **body: Any) -> tuple[int, dict[str, Any]]:
+    from starlette.testclient import TestClient
+
+    from cmdsync.emulator import create_app
+
+    with TestClient(create_app(emulator), base_url="http://127.0.0.1") as client:
+        answer = client.post("/_emulator/interactions",
+                             json={"application_id": APPLICATION_ID, **body})
+    return answer.status_code, answer.json()
+
+
+def test_refusals_travel_as_codes_with_their_reason_and_fix() -> None:
+    from cmdsync.emulator.interactions.invocation import APPLY_FIRST
+
+    emulator = new_emulator()
+    status, unknown = _admin_invoke(emulator, line="/nothing", guild_id=GUILD_ID)
+    assert status == 400
+    assert (unknown["refusal"], unknown["fix"]) == ("unknown_command", APPLY_FIRST)
+    assert unknown["message"] == f"{unknown['reason']}: {APPLY_FIRST}"
+    assert unknown["reason"] == (f"application {APPLICATION_ID} has no CHAT_INPUT command "
+                                 f"named 'nothing' in guild {GUILD_ID} or globally")
+    status, stranger = _admin_invoke(emulator, line="/x", guild_id=GUILD_ID,
+                                     user_id="999999999999999999")
+    assert (status, stranger["refusal"], stranger["fix"]) == (400, "unknown_user", None)
+    status, bad = _admin_invoke(emulator, line="/x", kind="slash")
+    assert (status, bad["refusal"]) == (400, "invalid_request")
+
+
+def test_the_plugin_words_a_refusal_by_its_code_not_its_text() -> None:
+    from cmdsync.emulator.interactions.invocation import APPLY_FIRST
+    from cmdsync.testing.emulator import _SYNC, _in_a_test
+
+    unknown = {"refusal": "unknown_command", "reason": "no /x", "fix": APPLY_FIRST}
+    assert _in_a_test(f"no /x: {APPLY_FIRST}", unknown) == f"no /x: {_SYNC}"
+    typo = {"refusal": "unknown_command", "reason": "no /x", "fix": "did you mean 'y'?"}
+    assert _in_a_test("no /x: did you mean 'y'?", typo) == (
+        f"no /x: did you mean 'y'? (or {_SYNC})")
+    # the same words under another code are left as they are
+    other = {"refusal": "invalid_option", "reason": "no /x", "fix": APPLY_FIRST}
+    assert _in_a_test(f"no /x: {APPLY_FIRST}", other) == f"no /x: {APPLY_FIRST}"

@@ -204,8 +204,8 @@ async def invoke(request: Request) -> Response:
             limits=emulator.limits, gateway=emulator.gateway)
     except ValueError:
         return _bad("send the invocation as a JSON object")
-    except Refused as exc:
-        return _bad(str(exc))
+    except Refused as exc:  # the code, reason and fix beside the message, for the callers' words
+        return JSONResponse({"message": str(exc), "code": 0, **exc.as_json()}, status_code=400)
     except ErrorReply as exc:
         return JSONResponse(exc.body(), status_code=exc.status)
     return JSONResponse(result)

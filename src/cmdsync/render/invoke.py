@@ -33,11 +33,13 @@ from cmdsync.runners.invoke import Invoked
 def to_json(result: Invoked) -> str:
     exchange = _without_token(result.exchange)
     document = {"application_id": result.application_id, "ok": result.ok,
-                "refused": result.refused, "outdated": result.outdated,
+                "refused": result.refused, "refusal": result.refusal.get("refusal"),
+                "outdated": result.outdated,
                 "interrupted": result.interrupted,
                 "interaction": exchange.get("interaction"),
                 "response": exchange.get("response"),
                 "failure": exchange.get("failure"),
+                "failure_code": exchange.get("failure_code"),
                 "messages": exchange.get("messages", [])}
     return inert_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 

@@ -74,7 +74,7 @@ _BUILT = {
         "data": {"type": "object", "properties": {
             "name": {"type": "string"}, "type": {"type": "integer"}, "target_id": _TEXT,
             "options": {"$ref": "#/$defs/options"}}}}},
-    "failure": _TEXT}
+    "failure": _TEXT, "failure_code": _TEXT}
 EXCHANGE: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object", "required": ["interaction"], "properties": {**_BUILT, **_SENT},
@@ -121,6 +121,8 @@ class Invoked:
 
     application_id: str
     refused: str | None = None
+    # the refusal as values: {"refusal": its code, "reason", "fix"} (the emulator's Refusal)
+    refusal: dict[str, Any] = field(default_factory=dict)
     outdated: str | None = None
     exchange: dict[str, Any] = field(default_factory=dict)
     interrupted: bool = False  # Ctrl-C while waiting for follow-ups
@@ -311,7 +313,8 @@ async def _post(client: httpx.AsyncClient, app_id: str, request: Request) -> Inv
         return Invoked(app_id, outdated="This command is outdated, please try again in a few "
                                         "minutes")
     if response.status_code == 400 and answer.get("code") == 0:
-        return Invoked(app_id, refused=str(answer.get("message")))
+        return Invoked(app_id, refused=str(answer.get("message")), refusal={
+            key: answer.get(key) for key in ("refusal", "reason", "fix")})
     said = answer.get("message", response.text[:200])
     raise CmdsyncError(f"the emulator answered HTTP {response.status_code}: "
                        f"{printable(str(said))}")
@@ -333,9 +336,9 @@ def checked_exchange(exchange: dict[str, Any]) -> dict[str, Any]:
                            f"{_where(built[0])}: {_said(built[0])}")
     if not errors or exchange.get("failure"):
         return exchange
-    return {**exchange, "failure": (f"Discord would refuse what the application sent: 50035 "
-                                    f"Invalid Form Body ({_where(errors[0])}: "
-                                    f"{_said(errors[0])})")}
+    return {**exchange, "failure_code": "invalid_response",
+            "failure": (f"Discord would refuse what the application sent: 50035 "
+                        f"Invalid Form Body ({_where(errors[0])}: {_said(errors[0])})")}
 
 
 def _where(error: Any) -> str:

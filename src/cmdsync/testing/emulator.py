@@ -267,14 +267,17 @@ class DiscordEmulator:
                                           application_id=self.application_id, env=env)
         if invoked.refused:
             raise InvocationFailed(f"the client would not send it: "
-                                   f"{_in_a_test(str(invoked.refused))}")
+                                   f"{_in_a_test(str(invoked.refused), invoked.refusal)}")
         if invoked.outdated:  # Discord's read repair: the next invocation goes
             raise InvocationFailed(f"the client would not send it: {invoked.outdated} (the "
                                    "client has the new version now: invoke it again)")
         failure = invoked.exchange.get("failure")
         if failure:
+            from cmdsync.emulator.domain.enums import Failure
+
             hint = (" (did the handler raise? the bot's log says)"
-                    if "did not respond" in str(failure) else "")
+                    if invoked.exchange.get("failure_code") == Failure.NO_RESPONSE.value
+                    else "")
             raise InvocationFailed(f"This interaction failed: {failure}{hint}")
         from cmdsync.emulator.resources import messages
 
@@ -287,16 +290,18 @@ _SYNC = ("register the bot's commands in this test first: `await bot.tree.sync()
          "your library's sync")
 
 
-def _in_a_test(why: str) -> str:
-    """The client's refusal worded for a bot's test: an unknown command is registered by
-    the bot's own sync in the test, not by ``cmdsync apply`` (whose hint it replaces)."""
+def _in_a_test(why: str, refusal: Mapping[str, Any]) -> str:
+    """The client's refusal worded for a bot's test, chosen by its code: an unknown command
+    is registered by the bot's own sync in the test, not by ``cmdsync apply`` (whose fix
+    it replaces); another hint (a typo, another guild) gains the sync as an alternative."""
+    from cmdsync.emulator.domain.enums import Refusal
     from cmdsync.emulator.interactions.invocation import APPLY_FIRST
 
-    if why.endswith(APPLY_FIRST):
-        return why[:-len(APPLY_FIRST)] + _SYNC
-    if "has no " in why and "command named" in why:
-        return f"{why} (or {_SYNC})"
-    return why
+    if refusal.get("refusal") != Refusal.UNKNOWN_COMMAND.value:
+        return why
+    if refusal.get("fix") == APPLY_FIRST:
+        return f"{refusal.get('reason')}: {_SYNC}"
+    return f"{why} (or {_SYNC})"
 
 
 def _library(bot: Any) -> str | None:

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from cmdsync.emulator.console import pages, views, web
+from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions import responses as interactions
@@ -149,7 +150,7 @@ def invocation_of(form: Mapping[str, Any], command: StoredCommand) -> Invocation
     def text(key: str) -> str | None:
         value = form.get(key)
         if value is not None and not isinstance(value, str):
-            raise Refused(f"{key} must be a string")
+            raise Refused(Refusal.INVALID_REQUEST, f"{key} must be a string")
         return value or None
 
     place = Invocation(command.application_id, guild_id=text("guild"),
@@ -159,13 +160,13 @@ def invocation_of(form: Mapping[str, Any], command: StoredCommand) -> Invocation
         kind = "user" if command.type == CommandType.USER else "message"
         return replace(place, kind=kind, name=command.name, target_id=text("target"))
     if command.type != CommandType.CHAT_INPUT:
-        raise Refused(f"{command.name} is an entry point: the client launches the activity "
+        raise Refused(Refusal.INVALID_REQUEST, f"{command.name} is an entry point: the client launches the activity "
                       "instead of sending an interaction you can run here")
     options = form.get("options") or {}
     focused = text("focused")
     if not isinstance(options, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
-        raise Refused("options must map option names to text")
+        raise Refused(Refusal.INVALID_REQUEST, "options must map option names to text")
     words = [f"/{command.name}", *(text("path") or "").split()]
     given = [(name, value) for name, value in options.items() if value != "" and name != focused]
     if focused is not None:
@@ -187,7 +188,7 @@ async def submit(request: Request) -> Response:
     command = _command(emulator, form)
     try:
         if command is None:
-            raise Refused("choose a command: it is not in the emulator (any more)")
+            raise Refused(Refusal.INVALID_REQUEST, "choose a command: it is not in the emulator (any more)")
         invocation = invocation_of(form, command)
         result = await run_in_threadpool(
             interactions.invoke, emulator.store, invocation, now=emulator.clock(),

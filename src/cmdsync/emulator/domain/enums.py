@@ -23,6 +23,7 @@ __all__ = [
     "Intent",
     "InteractionType",
     "OAuth2Scope",
+    "Refusal",
 ]
 
 
@@ -111,3 +112,33 @@ class OAuth2Scope(str, enum.Enum):
     COMMANDS = "applications.commands"
     BOT = "bot"
     IDENTIFY = "identify"
+
+
+class Refusal(str, enum.Enum):
+    """Why Discord's client would not send an invocation: the code of a refusal, which the
+    CLI, the console and the pytest plugin word for their reader (the value travels in
+    the admin API's JSON as ``refusal``)."""
+
+    INVALID_REQUEST = "invalid_request"  # the invocation itself is malformed
+    INVALID_LINE = "invalid_line"  # the command line cannot be read
+    UNKNOWN_APPLICATION = "unknown_application"
+    UNKNOWN_LOCALE = "unknown_locale"
+    UNKNOWN_GUILD = "unknown_guild"
+    UNKNOWN_USER = "unknown_user"
+    NOT_A_MEMBER = "not_a_member"
+    UNKNOWN_CHANNEL = "unknown_channel"
+    WRONG_CONTEXT = "wrong_context"  # --guild and --context disagree
+    UNKNOWN_COMMAND = "unknown_command"
+    NOT_SHOWN = "not_shown"  # contexts, integration types, another guild's command
+    NOT_PERMITTED = "not_permitted"  # permission overwrites, default_member_permissions
+    INVALID_OPTION = "invalid_option"  # an option, value or target the client refuses
+    NOT_DELIVERED = "not_delivered"  # no interactions endpoint and no bot connected
+
+
+class Failure(str, enum.Enum):
+    """Why an interaction the client sent failed ("This interaction failed"): the code the
+    exchange carries as ``failure_code`` beside its ``failure`` in words."""
+
+    NOT_DELIVERED = "not_delivered"  # no interactions endpoint and no bot connected
+    NO_RESPONSE = "no_response"  # nothing acceptable within Discord's 3 seconds
+    INVALID_RESPONSE = "invalid_response"  # an answer Discord refuses

@@ -12,6 +12,7 @@ from enum import IntEnum
 from typing import Any
 
 from cmdsync.emulator.domain.enums import Intent
+from cmdsync.errors import EmulatorError
 
 API_VERSIONS = ("9", "10")  # the versions the emulator speaks (JSON the same for both)
 MAX_PAYLOAD_BYTES = 4096  # a client's payload larger than this is a decode error (4002)
@@ -66,7 +67,7 @@ ENDS_SESSION = frozenset({Close.AUTHENTICATION_FAILED, Close.INVALID_SEQ,
                           Close.INVALID_INTENTS, Close.DISALLOWED_INTENTS})
 
 
-class Closed(Exception):
+class Closed(EmulatorError):
     """The server closes the connection: ``code`` and a ``reason`` (at most 123 bytes,
     the room a websocket close frame has)."""
 

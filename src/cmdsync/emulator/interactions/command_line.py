@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import pick_locale
+from cmdsync.emulator.domain.enums import Refusal
+from cmdsync.errors import EmulatorError
 from cmdsync.model import MAX_NUMBER, OptionType
 
 _SUBCOMMANDS = (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP)
@@ -38,8 +40,18 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
-class Refused(Exception):
-    """The client would not send this invocation; the message says why."""
+class Refused(EmulatorError):
+    """The client would not send this invocation: ``code`` says why as a value (a
+    :class:`~cmdsync.emulator.domain.enums.Refusal`), ``reason`` in words and ``fix``,
+    when there is one, what to do; ``str()`` is ``"reason: fix"``."""
+
+    def __init__(self, code: Refusal, reason: str, *, fix: str | None = None) -> None:
+        super().__init__(f"{reason}: {fix}" if fix else reason)
+        self.code, self.reason, self.fix = code, reason, fix
+
+    def as_json(self) -> dict[str, str | None]:
+        """``{"refusal", "reason", "fix"}``, as the admin API sends it beside ``message``."""
+        return {"refusal": self.code.value, "reason": self.reason, "fix": self.fix}
 
 
 @dataclass(frozen=True)
@@ -61,10 +73,10 @@ def parse_line(line: str) -> Line:
     try:
         words = shlex.split(line)
     except ValueError as exc:
-        raise Refused(f"cannot read the command line: {exc}: close the quote, and put a "
+        raise Refused(Refusal.INVALID_LINE, f"cannot read the command line: {exc}: close the quote, and put a "
                       "value holding ' in double quotes (reason:\"it's spam\")") from exc
     if not words or not words[0].startswith("/") or len(words[0]) < 2:
-        raise Refused("a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
+        raise Refused(Refusal.INVALID_LINE, "a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
     path: list[str] = []
     options: list[tuple[str, str]] = []
     for word in words[1:]:
@@ -72,12 +84,12 @@ def parse_line(line: str) -> Line:
         if colon and name:
             options.append((name, value))
         elif options:
-            raise Refused(f"{word!r} after the options: write options as name:value, and "
+            raise Refused(Refusal.INVALID_LINE, f"{word!r} after the options: write options as name:value, and "
                           "quote values with spaces (reason:\"two words\")")
         else:
             path.append(word)
     if len(path) > 2:
-        raise Refused(f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
+        raise Refused(Refusal.INVALID_LINE, f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
                       "before the options")
     return Line(words[0][1:], tuple(path), tuple(options))
 
@@ -157,7 +169,7 @@ def read_line(body: Mapping[str, Any], line: Line, locale: str) -> Read:
         groups = [o for o in definitions if o["type"] in _SUBCOMMANDS]
         match = next((o for o in groups if named(o, word, locale)), None)
         if match is None:
-            raise Refused(f"{label} has no subcommand {word!r}"
+            raise Refused(Refusal.INVALID_LINE, f"{label} has no subcommand {word!r}"
                           + (f": choose {_listed(groups, locale)}" if groups else "")
                           + _elsewhere(groups, word, locale, "the subcommand {name!r}"))
         label += f" {shown_name(match, locale)}"
@@ -165,16 +177,16 @@ def read_line(body: Mapping[str, Any], line: Line, locale: str) -> Read:
         definitions = list(match.get("options") or [])
     nested = [o for o in definitions if o["type"] in _SUBCOMMANDS]
     if nested:
-        raise Refused(f"{label} needs a subcommand: {_listed(nested, locale)}")
+        raise Refused(Refusal.INVALID_LINE, f"{label} needs a subcommand: {_listed(nested, locale)}")
     given: list[tuple[Mapping[str, Any], str]] = []
     for name, raw in line.options:
         option = next((o for o in definitions if named(o, name, locale)), None)
         if option is None:
-            raise Refused(f"{label} has no option {name!r} (its options: "
+            raise Refused(Refusal.INVALID_LINE, f"{label} has no option {name!r} (its options: "
                           f"{_listed(definitions, locale) or 'none'})"
                           + _elsewhere(definitions, name, locale, "the option {name!r}"))
         if any(g["name"] == option["name"] for g, _ in given):
-            raise Refused(f"option {shown_name(option, locale)} is given twice")
+            raise Refused(Refusal.INVALID_LINE, f"option {shown_name(option, locale)} is given twice")
         given.append((option, raw))
     return Read(label, tuple(path), tuple(definitions), tuple(given))
 
@@ -191,7 +203,7 @@ def choice_value(option: Mapping[str, Any], raw: str, value: Any, locale: str) -
             return choice["value"]
     if value is None:
         return None
-    raise Refused(f"option {shown_name(option, locale)} must be one of: "
+    raise Refused(Refusal.INVALID_LINE, f"option {shown_name(option, locale)} must be one of: "
                   f"{_listed(choices, locale)}"
                   + _elsewhere(choices, raw, locale, "the choice {name!r}"))
 

@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
+from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.emulator.interactions.command_line import (
     Line,
@@ -77,6 +78,7 @@ from cmdsync.emulator.interactions.visibility import (
     permission_decision,
 )
 from cmdsync.emulator.store.database import Store
+from cmdsync.errors import EmulatorError
 from cmdsync.model import (
     LOCALES,
     CommandType,
@@ -88,7 +90,7 @@ __all__ = [  # the names of the modules beside it that other rooms use are publi
     "permission_decision", "prepare"]
 
 
-class Outdated(Exception):
+class Outdated(EmulatorError):
     """The client's copy of a global command is older than the command (read-repair)."""
 
 
@@ -113,9 +115,9 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
     """
     app = store.application(invocation.application_id)
     if app is None:
-        raise Refused(f"no application {invocation.application_id} in the emulator")
+        raise Refused(Refusal.UNKNOWN_APPLICATION, f"no application {invocation.application_id} in the emulator")
     if invocation.locale not in LOCALES:
-        raise Refused(f"unknown locale {invocation.locale!r}: use one of Discord's "
+        raise Refused(Refusal.UNKNOWN_LOCALE, f"unknown locale {invocation.locale!r}: use one of Discord's "
                       "(en-US, fr, pt-BR, ...)")
     if invocation.kind == "message" and invocation.guild_id and not invocation.channel_id:
         message = store.seed_message(invocation.guild_id,

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.domain.payloads import fixture_message
 from cmdsync.emulator.interactions.command_line import (
@@ -51,7 +52,7 @@ def read_options(store: Store, body: Mapping[str, Any], line: Line, invocation: 
         if typed is None or not typed.get("autocomplete"):
             with_autocomplete = [shown_name(o, locale) for o in read.definitions
                                  if o.get("autocomplete")]
-            raise Refused(
+            raise Refused(Refusal.INVALID_OPTION, 
                 (f"option {shown_name(typed, locale)} of {label} has no autocomplete"
                  if typed is not None else
                  f"autocomplete needs the option being typed, last: {label} NAME:VALUE")
@@ -61,7 +62,7 @@ def read_options(store: Store, body: Mapping[str, Any], line: Line, invocation: 
         missing = [shown_name(o, locale) for o in read.definitions if o.get("required")
                    and not any(g["name"] == o["name"] for g in given)]
         if missing:
-            raise Refused(f"{label} needs option {', '.join(missing)}")
+            raise Refused(Refusal.INVALID_OPTION, f"{label} needs option {', '.join(missing)}")
     for step in reversed(read.path):
         given = [{**step, "options": given}]
     return given
@@ -84,13 +85,13 @@ def option_value(store: Store, option: Mapping[str, Any], raw: str, focused: boo
                 pass  # what is typed so far: Discord sends it as text
         return out
     if raw == "":
-        raise Refused(f"option {name} has no value: write {name}:VALUE (the client sends no "
+        raise Refused(Refusal.INVALID_OPTION, f"option {name} has no value: write {name}:VALUE (the client sends no "
                       "empty option)")
     if kind == OptionType.STRING:
         value: Any = choice_value(option, raw, raw, locale)
         low, high = option.get("min_length"), option.get("max_length", MAX_STRING)
         if (low is not None and len(value) < low) or len(value) > high:
-            raise Refused(f"option {name} must be {low or 1} to {high} characters long, not "
+            raise Refused(Refusal.INVALID_OPTION, f"option {name} must be {low or 1} to {high} characters long, not "
                           f"{len(value)}")
     elif kind in (OptionType.INTEGER, OptionType.NUMBER):
         number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
@@ -98,20 +99,20 @@ def option_value(store: Store, option: Mapping[str, Any], raw: str, focused: boo
         value = choice_value(option, raw, raw, locale) if option.get("choices") else \
             number(raw, integer=kind == OptionType.INTEGER)
         if value is None:
-            raise Refused(f"option {name}: {raw!r} is not {number_kind} between "
+            raise Refused(Refusal.INVALID_OPTION, f"option {name}: {raw!r} is not {number_kind} between "
                           f"-{MAX_NUMBER} and {MAX_NUMBER}")
         if kind == OptionType.NUMBER and float(value).is_integer() and "." not in raw:
             value = int(value)
         low, high = option.get("min_value"), option.get("max_value")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise Refused(f"option {name} must be between {low if low is not None else '-∞'} "
+            raise Refused(Refusal.INVALID_OPTION, f"option {name} must be between {low if low is not None else '-∞'} "
                           f"and {high if high is not None else '∞'}, not {raw}")
     elif kind == OptionType.BOOLEAN:
         if raw.lower() not in ("true", "false"):
-            raise Refused(f"option {name}: write true or false, not {raw!r}")
+            raise Refused(Refusal.INVALID_OPTION, f"option {name}: write true or false, not {raw!r}")
         value = raw.lower() == "true"
     elif kind == OptionType.ATTACHMENT:
-        raise Refused(f"option {name} is an attachment: invoke cannot upload files")
+        raise Refused(Refusal.INVALID_OPTION, f"option {name} is an attachment: invoke cannot upload files")
     else:
         value = mention_value(store, kind, name, raw, option, where, resolved)
     out["value"] = value
@@ -123,7 +124,7 @@ def mention_value(store: Store, kind: OptionType, name: str, raw: str, option: M
     match = MENTION.match(raw)
     sigil, snowflake = (match.group(1), match.group(2)) if match else ("", raw)
     if not snowflake.isdigit():
-        raise Refused(f"option {name}: {raw!r} is not a mention or an id")
+        raise Refused(Refusal.INVALID_OPTION, f"option {name}: {raw!r} is not a mention or an id")
     guild_id = where.guild["id"] if where.guild else None
     wants_user = kind in (OptionType.USER, OptionType.MENTIONABLE) and sigil != "@&"
     wants_role = kind in (OptionType.ROLE, OptionType.MENTIONABLE) and sigil.startswith("@") \
@@ -131,15 +132,15 @@ def mention_value(store: Store, kind: OptionType, name: str, raw: str, option: M
     if kind == OptionType.CHANNEL:
         channel = store.channel(guild_id, snowflake) if guild_id else None
         if channel is None and not guild_id:
-            raise Refused(f"option {name}: channel {snowflake} is not in this DM with the "
+            raise Refused(Refusal.INVALID_OPTION, f"option {name}: channel {snowflake} is not in this DM with the "
                           "bot: run the command in its guild"
                           + home_hint(store, "channel", snowflake))
         if channel is None:
-            raise Refused(f"option {name}: no channel {snowflake} in this guild")
+            raise Refused(Refusal.INVALID_OPTION, f"option {name}: no channel {snowflake} in this guild")
         allowed = option.get("channel_types")
         if allowed and channel["type"] not in allowed:
             names = ", ".join(ChannelType(t).name.lower() for t in allowed)
-            raise Refused(f"option {name} takes channels of type {names}, not "
+            raise Refused(Refusal.INVALID_OPTION, f"option {name} takes channels of type {names}, not "
                           f"{ChannelType(channel['type']).name.lower()} ({snowflake})")
         resolved.setdefault("channels", {})[snowflake] = channel_body(channel, guild_id,
                                                                  where.permissions)
@@ -155,7 +156,7 @@ def mention_value(store: Store, kind: OptionType, name: str, raw: str, option: M
             resolve_user(store, snowflake, user, where, resolved)
             return snowflake
     what = {OptionType.USER: "user", OptionType.ROLE: "role"}.get(kind, "user or role")
-    raise Refused(f"option {name}: no {what} {snowflake} in the emulator")
+    raise Refused(Refusal.INVALID_OPTION, f"option {name}: no {what} {snowflake} in the emulator")
 
 
 def home_hint(store: Store, kind: str, snowflake: str) -> str:
@@ -177,24 +178,24 @@ def read_target(store: Store, command: StoredCommand, invocation: Invocation, wh
             resolved: dict[str, dict[str, Any]]) -> str:
     target = snowflake(invocation.target_id or "")
     if not target.isdigit():
-        raise Refused(f"a {CommandType(command.type).name.lower()} command needs a target: "
+        raise Refused(Refusal.INVALID_OPTION, f"a {CommandType(command.type).name.lower()} command needs a target: "
                       "give --target ID")
     if command.type == CommandType.USER:
         user = store.user(target)
         if user is None:
-            raise Refused(f"no user {target} in the emulator")
+            raise Refused(Refusal.INVALID_OPTION, f"no user {target} in the emulator")
         resolve_user(store, target, user, where, resolved)
         return target
     guild_id = where.guild["id"] if where.guild else None
     message = store.seed_message(guild_id, target) if guild_id else None
     if message is None and not guild_id:
-        raise Refused(f"message {target} is not in this DM with the bot: run the command in "
+        raise Refused(Refusal.INVALID_OPTION, f"message {target} is not in this DM with the bot: run the command in "
                       "its guild" + home_hint(store, "message", target))
     if message is None:
-        raise Refused(f"no message {target} in this guild: add it to the guild's messages "
+        raise Refused(Refusal.INVALID_OPTION, f"no message {target} in this guild: add it to the guild's messages "
                       "in the seed")
     if message["channel_id"] != where.channel["id"]:
-        raise Refused(f"message {target} is in channel {message['channel_id']}, not "
+        raise Refused(Refusal.INVALID_OPTION, f"message {target} is in channel {message['channel_id']}, not "
                       f"{where.channel['id']}: leave --channel out")
     author = store.user(message["author_id"]) or {"id": message["author_id"]}
     resolved.setdefault("messages", {})[target] = fixture_message(

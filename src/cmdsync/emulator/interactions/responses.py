@@ -54,7 +54,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator.domain import payloads
-from cmdsync.emulator.domain.enums import CallbackType, InteractionType
+from cmdsync.emulator.domain.enums import CallbackType, Failure, InteractionType, Refusal
 from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.interactions import attachments, delivery
 from cmdsync.emulator.interactions import response_checks as checks
@@ -69,6 +69,7 @@ from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.call import Call, Events, Reply
 from cmdsync.emulator.reference.request_body import Upload
 from cmdsync.emulator.store.database import Store
+from cmdsync.errors import EmulatorError
 from cmdsync.model import APPLICATION_FLAG_EMBEDDED, EPHEMERAL, LOADING, CommandType
 
 MESSAGE = CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
@@ -79,8 +80,13 @@ RESPONSE_TYPES = {InteractionType.APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL
                   InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE: (AUTOCOMPLETE_RESULT,)}
 
 
-class Failed(Exception):
-    """The application did not answer the interaction acceptably; the message says why."""
+class Failed(EmulatorError):
+    """The application did not answer the interaction acceptably: ``code`` (a
+    :class:`~cmdsync.emulator.domain.enums.Failure`) and the message say why."""
+
+    def __init__(self, code: Failure, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 # -- invoking ------------------------------------------------------------------------
@@ -114,7 +120,7 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
     app = prepared.app
     if not app.interactions_endpoint_url:
         return _over_gateway(store, gateway, prepared, interaction_id, limits)
-    failure = None
+    failure, code = None, None
     # The application may edit or follow up as soon as it has answered, before the
     # answer is taken here: the webhook routes wait for it (_acknowledged).
     started = time.monotonic()
@@ -129,9 +135,9 @@ def invoke(store: Store, invocation: Invocation, *, now: float, limits: Limits,
             _take_answer(store, app, interaction_id, answer, now,
                          refusal=store.refusal(prepared.token))
         except Failed as exc:
-            failure = str(exc)
-    record_failure(store, interaction_id, failure)
-    return exchange(store, interaction_id) | {"failure": failure}
+            failure, code = str(exc), exc.code
+    record_failure(store, interaction_id, failure, code)
+    return exchange(store, interaction_id)
 
 
 def _over_gateway(store: Store, gateway: Events | None, prepared: Prepared,
@@ -144,22 +150,28 @@ def _over_gateway(store: Store, gateway: Events | None, prepared: Prepared,
                                 guild_id=payload.get("guild_id")) if gateway else 0
         if not sent:
             refused = Refused(
+                Refusal.NOT_DELIVERED,
                 f"application {app.id} has no interactions endpoint URL and no bot "
-                "connected to the emulator's gateway: set one (PATCH "
-                "/applications/@me {\"interactions_endpoint_url\": URL}, or cmdsync "
-                "invoke --endpoint URL) where your bot serves interactions, or start "
-                "your gateway bot against the emulator (GET /api/v10/gateway/bot)")
-            record_failure(store, interaction_id, f"not delivered: {refused}")
+                "connected to the emulator's gateway",
+                fix="set one (PATCH /applications/@me {\"interactions_endpoint_url\": URL}, "
+                "or cmdsync invoke --endpoint URL) where your bot serves interactions, or "
+                "start your gateway bot against the emulator (GET /api/v10/gateway/bot)")
+            record_failure(store, interaction_id, f"not delivered: {refused}",
+                           Failure.NOT_DELIVERED)
             raise refused
         called_back.wait(limits.interaction_deadline)
         refusal = store.refusal(prepared.token)
-    result = exchange(store, interaction_id)
-    failure = None if result["response"] is not None else refused_callback(
-        refusal, f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE") if refusal \
-        else ("the application did not respond: no POST /interactions/{id}/{token}/callback "
-              f"within {limits.interaction_deadline:g} seconds of INTERACTION_CREATE")
-    record_failure(store, interaction_id, failure)
-    return result | {"failure": failure}
+    if exchange(store, interaction_id)["response"] is None:
+        if refusal:
+            record_failure(store, interaction_id, refused_callback(
+                refusal, f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE"),
+                Failure.INVALID_RESPONSE)
+        else:
+            record_failure(store, interaction_id, "the application did not respond: no POST "
+                           "/interactions/{id}/{token}/callback within "
+                           f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE",
+                           Failure.NO_RESPONSE)
+    return exchange(store, interaction_id)
 
 
 def refused_callback(refusal: str, deadline: str) -> str:
@@ -181,34 +193,39 @@ def _empty(answer: delivery.Answer) -> bool:
 def _take_answer(store: Store, app: Application, interaction_id: str,
                  answer: delivery.Answer, now: float, *, refusal: str | None = None) -> None:
     if answer.failure:
-        raise Failed(f"the application did not respond: {answer.failure}")
+        raise Failed(Failure.NO_RESPONSE, f"the application did not respond: {answer.failure}")
     if _empty(answer):
         with store.transaction() as db:
             record = store.interaction(db, interaction_id=interaction_id)
             if record is not None and record["response"] is not None:
                 return  # answered through the callback route
         if refusal:
-            raise Failed(refused_callback(refusal, "the deadline"))
-        raise Failed(f"the application answered HTTP {answer.status} with no response and "
+            raise Failed(Failure.INVALID_RESPONSE, refused_callback(refusal, "the deadline"))
+        raise Failed(Failure.NO_RESPONSE,
+                     f"the application answered HTTP {answer.status} with no response and "
                      "did not call POST /interactions/{id}/{token}/callback within "
                      "the deadline")
     if answer.not_json and 200 <= answer.status < 300:
-        raise Failed(f"the application answered HTTP {answer.status} with a body of "
+        raise Failed(Failure.INVALID_RESPONSE,
+                     f"the application answered HTTP {answer.status} with a body of "
                      f"{len(answer.raw):,} bytes that is not JSON (NaN and Infinity are not "
                      "JSON either): send the response as a JSON object")
     if not 200 <= answer.status < 300:
         text = answer.raw[:300].decode("utf-8", "replace")
-        raise Failed(f"the application answered HTTP {answer.status}: {text}")
+        raise Failed(Failure.INVALID_RESPONSE,
+                     f"the application answered HTTP {answer.status}: {text}")
     try:
         with store.transaction() as db:
             record = store.interaction(db, interaction_id=interaction_id)
             assert record is not None
             if record["response"] is not None:
-                raise Failed("the application answered twice: through the callback route and "
+                raise Failed(Failure.INVALID_RESPONSE,
+                             "the application answered twice: through the callback route and "
                              "in the HTTP answer")
             respond(store, db, app, record, answer.body, now)
     except error_replies.ErrorReply as exc:
-        raise Failed(f"Discord would refuse the response: {_describe(exc)}") from exc
+        raise Failed(Failure.INVALID_RESPONSE,
+                     f"Discord would refuse the response: {_describe(exc)}") from exc
 
 
 def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
@@ -221,13 +238,14 @@ def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
             raise error_replies.unknown_interaction()
         messages = [message for _, message in store.messages(db, interaction_id)]
     return {"interaction": record["payload"], "response": record["response"],
-            "failure": store.failure(interaction_id), "messages": messages}
+            **store.failure(interaction_id), "messages": messages}
 
 
-def record_failure(store: Store, interaction_id: str, failure: str | None) -> None:
+def record_failure(store: Store, interaction_id: str, failure: str | None,
+                   code: Failure | None = None) -> None:
     """Keep why the interaction ``interaction_id`` failed (nothing when it did not)."""
     if failure is not None:
-        store.record_failure(interaction_id, failure)
+        store.record_failure(interaction_id, failure, code.value if code else None)
 
 
 def _describe(exc: error_replies.ErrorReply) -> str:

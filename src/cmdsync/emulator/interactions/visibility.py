@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
+from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.emulator.domain.permissions import Permissions
 from cmdsync.emulator.interactions.command_line import (
@@ -46,7 +47,7 @@ def find_command(store: Store, db: sqlite3.Connection, app: Application,
     elif invocation.name:
         name = invocation.name
     else:
-        raise Refused(f"a {invocation.kind} command is invoked by its name")
+        raise Refused(Refusal.INVALID_REQUEST, f"a {invocation.kind} command is invoked by its name")
     scopes = ([where.guild["id"]] if where.guild else []) + [""]
     for scope in scopes:
         for command in store.commands(db, app.id, scope):
@@ -55,8 +56,9 @@ def find_command(store: Store, db: sqlite3.Connection, app: Application,
             if named(command_names(command), name, invocation.locale):
                 return command
     place = f"in guild {where.guild['id']} or globally" if where.guild else "globally"
-    raise Refused(f"application {app.id} has no {kind.name} command named {name!r} "
-                  f"{place}: {command_hint(store, db, app, kind, name, scopes, invocation.locale)}")
+    raise Refused(Refusal.UNKNOWN_COMMAND,
+                  f"application {app.id} has no {kind.name} command named {name!r} {place}",
+                  fix=command_hint(store, db, app, kind, name, scopes, invocation.locale))
 
 
 def command_names(command: StoredCommand) -> dict[str, Any]:
@@ -100,7 +102,7 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
     context_name = where.context.name.lower()
     if body.get("guild_id"):
         if where.guild is None or where.guild["id"] != body["guild_id"]:
-            raise Refused(f"{label} is a command of guild {body['guild_id']}: it shows only "
+            raise Refused(Refusal.NOT_SHOWN, f"{label} is a command of guild {body['guild_id']}: it shows only "
                           "there")
         return {"0": body["guild_id"]}
     contexts = body.get("contexts")
@@ -110,7 +112,7 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
             contexts.remove(InteractionContext.BOT_DM)
     if int(where.context) not in contexts:
         allowed = ", ".join(InteractionContext(c).name.lower() for c in contexts) or "none"
-        raise Refused(f"{label} does not show in a {context_name}: its contexts are {allowed}")
+        raise Refused(Refusal.NOT_SHOWN, f"{label} does not show in a {context_name}: its contexts are {allowed}")
     types = body.get("integration_types") or list(app.integration_types)
     owners: dict[str, str] = {}
     guild_install = IntegrationType.GUILD_INSTALL in types
@@ -124,10 +126,10 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
         owners["1"] = where.user["id"]
     if not owners:
         if where.guild is not None and guild_install:
-            raise Refused(f"application {app.id} is not installed in guild "
+            raise Refused(Refusal.NOT_SHOWN, f"application {app.id} is not installed in guild "
                           f"{where.guild['id']}: invite it with the applications.commands "
                           "scope")
-        raise Refused(f"{label} is not installed where it would show in a {context_name}: "
+        raise Refused(Refusal.NOT_SHOWN, f"{label} is not installed where it would show in a {context_name}: "
                       f"its integration types are "
                       f"{', '.join(IntegrationType(t).name.lower() for t in types)}")
     return owners
@@ -146,7 +148,7 @@ def check_permissions(store: Store, db: sqlite3.Connection, app: Application,
                        body: Mapping[str, Any], where: Where) -> None:
     decision = permission_decision(store, db, app, body, where)
     if not decision.allowed:
-        raise Refused(decision.rule)
+        raise Refused(Refusal.NOT_PERMITTED, decision.rule)
 
 
 def permission_decision(store: Store, db: sqlite3.Connection, app: Application,
@@ -210,7 +212,7 @@ def member_decision(store: Store, app: Application, command: StoredCommand, *,
     member = store.member(guild_id, user_id) if roles is None else {
         "user_id": user_id, "roles": list(roles)}
     if guild is None or channel is None or member is None:
-        raise Refused(f"no guild {guild_id}, channel {channel_id} or member {user_id}")
+        raise Refused(Refusal.INVALID_REQUEST, f"no guild {guild_id}, channel {channel_id} or member {user_id}")
     user = store.user(user_id) or {"id": user_id}
     where = Where(InteractionContext.GUILD, guild, channel, user, member,
                    store.member_permissions(guild, user_id, member))

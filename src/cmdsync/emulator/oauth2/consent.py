@@ -53,6 +53,7 @@ from cmdsync.emulator.oauth2.tokens import AUTHORIZE_SCOPES
 from cmdsync.emulator.reference.access import foreign_host
 from cmdsync.emulator.reference.log import LogEntry, RequestLog
 from cmdsync.emulator.store.database import Store
+from cmdsync.errors import EmulatorError
 
 MAX_FORM_BYTES = 16_384
 MAX_VALUE = 2048  # characters of one query parameter
@@ -89,7 +90,7 @@ class Emulator(Protocol):
 
 
 
-class _Refused(Exception):
+class _Refused(EmulatorError):
     """A request that goes back to the client: ``error`` and its description."""
 
     def __init__(self, error: str, description: str) -> None:
@@ -98,7 +99,7 @@ class _Refused(Exception):
         self.description = description
 
 
-class _Unsafe(Exception):
+class _Unsafe(EmulatorError):
     """A request that is never redirected: shown on an error page."""
 
 

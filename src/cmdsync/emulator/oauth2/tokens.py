@@ -56,6 +56,7 @@ from cmdsync.emulator.oauth2 import grants
 COMMANDS_SCOPE = OAuth2Scope.COMMANDS_UPDATE.value
 PERMISSIONS_SCOPE = OAuth2Scope.PERMISSIONS_UPDATE.value
 from cmdsync.emulator.store.database import Store
+from cmdsync.errors import EmulatorError
 
 TOKEN_LIFETIME = grants.TOKEN_LIFETIME  # seconds (Discord's documentation)
 # What a user may grant on the consent page (Discord's "OAuth2" topic, "OAuth2 Scopes").
@@ -67,7 +68,7 @@ Answer = tuple[int, dict[str, object]]
 BAD_SCOPE = "The requested scope is invalid, unknown, or malformed."
 
 
-class OAuthError(Exception):
+class OAuthError(EmulatorError):
     """An RFC 6749 5.2 error answer: ``status`` and ``{"error", "error_description"}``."""
 
     def __init__(self, error: str, description: str | None = None, *,

@@ -15,8 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from cmdsync.errors import EmulatorError
 
-class ErrorReply(Exception):
+
+class ErrorReply(EmulatorError):
     """An error response: HTTP status, Discord code, message, optional details.
 
     ``code`` is None only for a rate limit's 429, whose body is

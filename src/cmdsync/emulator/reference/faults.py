@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from cmdsync.emulator.reference.bounds import check_number
+from cmdsync.errors import EmulatorError
 
 _REASONS = {500: "500: Internal Server Error", 502: "502: Bad Gateway",
             503: "503: Service Unavailable", 504: "504: Gateway Timeout"}
@@ -71,11 +72,11 @@ class FaultConfig:
                              f"not {list(statuses) if isinstance(statuses, tuple) else statuses!r}")
 
 
-class DroppedConnection(Exception):
+class DroppedConnection(EmulatorError):
     """Raised after a partial body: the server then cuts the connection."""
 
 
-class InjectedFault(Exception):
+class InjectedFault(EmulatorError):
     """Raised inside a request to answer with a fault instead."""
 
     def __init__(self, status: int | None) -> None:

@@ -133,11 +133,13 @@ class FixtureRows(SQLiteStore):
 
     # -- why an interaction failed (kept beside it; a reset forgets both) ------------
 
-    def record_failure(self, interaction_id: str, failure: str) -> None:
-        """Keep why the interaction ``interaction_id`` failed."""
-        self.put_fixture(None, "interaction_failure", "", interaction_id, {"failure": failure})
+    def record_failure(self, interaction_id: str, failure: str, code: str | None) -> None:
+        """Keep why the interaction ``interaction_id`` failed, in words and as a code."""
+        self.put_fixture(None, "interaction_failure", "", interaction_id,
+                         {"failure": failure, "code": code})
 
-    def failure(self, interaction_id: str) -> str | None:
-        """Why the interaction failed, if :meth:`record_failure` kept a reason."""
-        stored = self.fixture("interaction_failure", "", interaction_id)
-        return str(stored["failure"]) if stored else None
+    def failure(self, interaction_id: str) -> dict[str, str | None]:
+        """``{"failure", "failure_code"}`` as :meth:`record_failure` kept them (None and
+        None for an interaction that did not fail)."""
+        stored = self.fixture("interaction_failure", "", interaction_id) or {}
+        return {"failure": stored.get("failure"), "failure_code": stored.get("code")}
