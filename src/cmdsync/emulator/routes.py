@@ -1,17 +1,19 @@
 """The command endpoints, and the table of every Discord route the emulator serves.
 
-Paths and semantics: Discord's "Application Commands" documentation (endpoints); the identity endpoints (``/users/@me``,
-``/applications/@me`` ...) are in :mod:`cmdsync.emulator.resources.identity`, the interaction
-routes in :mod:`cmdsync.emulator.interactions.responses`, users, members, channels and roles in
-:mod:`cmdsync.emulator.resources.guilds`, channel messages in :mod:`cmdsync.emulator.resources.messages`.
+Paths and semantics: Discord's "Application Commands" documentation (endpoints); the
+identity endpoints (``/users/@me``, ``/applications/@me`` ...) are in
+:mod:`cmdsync.emulator.resources.identity`, the interaction routes in
+:mod:`cmdsync.emulator.interactions.responses` and ``follow_ups``, users, members,
+channels and roles in :mod:`cmdsync.emulator.resources.guilds`, channel messages in
+:mod:`cmdsync.emulator.resources.messages`.
 Each :class:`Route` names its handler, its rate-limit bucket (routes sharing a
 bucket share a limit; as on Discord, listing and bulk-overwriting a scope's
 commands share one) and whether it is a read or a write (for the request log's
 counts).
 
 The two routes that answer with a scope's commands answer with their JSON
-already encoded (bytes, from :func:`cmdsync.emulator.application_commands.bodies.commands_json`): each
-command's JSON is made once per version, and a listing once per version of the
+already encoded (bytes, from
+:func:`cmdsync.emulator.application_commands.bodies.commands_json`): each command's JSON is made once per version, and a listing once per version of the
 scope.
 """
 

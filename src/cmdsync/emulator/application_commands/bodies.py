@@ -29,7 +29,8 @@ points. An option's ``required: false`` is not stored, so it never comes back.
 
 With ``localizations`` the ``*_localizations`` dictionaries come back (null
 when unset); without, only ``name_localized`` / ``description_localized``
-for the requester's locale (:func:`~cmdsync.emulator.reference.locales.requested_locale`), where there is an entry.
+for the requester's locale (:func:`~cmdsync.emulator.reference.locales.requested_locale`),
+where there is an entry.
 """
 
 from __future__ import annotations

@@ -160,7 +160,8 @@ def invocation_of(form: Mapping[str, Any], command: StoredCommand) -> Invocation
         kind = "user" if command.type == CommandType.USER else "message"
         return replace(place, kind=kind, name=command.name, target_id=text("target"))
     if command.type != CommandType.CHAT_INPUT:
-        raise Refused(Refusal.INVALID_REQUEST, f"{command.name} is an entry point: the client launches the activity "
+        raise Refused(Refusal.INVALID_REQUEST,
+                      f"{command.name} is an entry point: the client launches the activity "
                       "instead of sending an interaction you can run here")
     options = form.get("options") or {}
     focused = text("focused")
@@ -188,7 +189,8 @@ async def submit(request: Request) -> Response:
     command = _command(emulator, form)
     try:
         if command is None:
-            raise Refused(Refusal.INVALID_REQUEST, "choose a command: it is not in the emulator (any more)")
+            raise Refused(Refusal.INVALID_REQUEST,
+                          "choose a command: it is not in the emulator (any more)")
         invocation = invocation_of(form, command)
         result = await run_in_threadpool(
             interactions.invoke, emulator.store, invocation, now=emulator.clock(),

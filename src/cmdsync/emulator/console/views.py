@@ -4,7 +4,8 @@ permission table, the daily create budget.
 The picker resolves a name or description as Discord's client does: the
 user's locale, else its fallback (``en-US`` <-> ``en-GB``, ``es-419`` ->
 ``es-ES``: :data:`cmdsync.model.LOCALE_FALLBACKS`, the emulator's
-``with_localizations=false`` rule, :func:`cmdsync.emulator.application_commands.bodies.pick_locale`),
+``with_localizations=false`` rule,
+:func:`cmdsync.emulator.application_commands.bodies.pick_locale`),
 else the default; each value says which one it came from. Chat input
 commands are listed by their shown name, as the picker sorts them; user and
 message commands are in their own context menus ("Apps"), entry points

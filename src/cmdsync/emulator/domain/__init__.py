@@ -1,4 +1,5 @@
-"""Discord's objects as the emulator keeps them: one type per resource, its serializer, enums and permissions.
+"""Discord's objects as the emulator keeps them: a type and serializer per resource, enums,
+permissions.
 
 The bottom room: it imports nothing else of the emulator. ``objects`` holds a type per
 resource (application, token, guild, user, member, role, channel, command, interaction),

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmdsync.emulator.domain.objects import Application, SeedMessage, User
-from cmdsync.model import InteractionContext
+from cmdsync.emulator.domain.objects import Application, Channel, Member, Role, SeedMessage, User
+from cmdsync.model import ChannelType, InteractionContext
 
 JOINED_AT = "2024-01-01T00:00:00+00:00"  # every seeded member's join date, and a thread's
+_TEXT = (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
+_VOICE = (ChannelType.GUILD_VOICE, ChannelType.GUILD_STAGE_VOICE)
+_FORUMS = (ChannelType.GUILD_FORUM, ChannelType.GUILD_MEDIA)
+AUTO_ARCHIVE = 4320  # minutes: a new channel's default_auto_archive_duration, its threads'
 
 
 def bot_user(app: Application, *, pii: bool = True) -> dict[str, Any]:
@@ -77,3 +81,81 @@ def person(user_id: str, seeded: User | None, app: Application | None
         return user(user_id, username=seeded.get("username"),
                     global_name=seeded.get("global_name"))
     return bot_user(app, pii=False) if app is not None else None
+
+
+def seeded_user(seeded: User) -> dict[str, Any]:
+    """A seeded user as ``UserResponse``."""
+    return user(seeded["id"], username=seeded.get("username"),
+                global_name=seeded.get("global_name"))
+
+
+def member(seeded: Member, person: dict[str, Any]) -> dict[str, Any]:
+    """A member (``{"user_id", "nick", "roles"}``) as Discord's "Guild Member" object, for
+    REST and the gateway alike; ``person`` is its user's object."""
+    return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
+            "joined_at": JOINED_AT, "nick": seeded.get("nick"), "pending": False,
+            "premium_since": None, "roles": list(seeded.get("roles") or []),
+            "user": person, "mute": False, "deaf": False}
+
+
+def interaction_member(seeded: Member, person: dict[str, Any], permissions: int
+                       ) -> dict[str, Any]:
+    """The member an interaction carries: :func:`member` with its ``permissions`` in the
+    channel (Discord's "Interaction Object": ``member``)."""
+    return member(seeded, person) | {"permissions": str(permissions)}
+
+
+def role(fixture: Role, position: int) -> dict[str, Any]:
+    """A role fixture as Discord's "Permissions > Role Object" (``GuildRoleResponse``)."""
+    return {"id": fixture["id"], "name": fixture["name"],
+            "permissions": str(fixture["permissions"]), "position": position, "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False, "managed": False, "mentionable": False, "icon": None,
+            "unicode_emoji": None, "flags": 0}
+
+
+def resolved_role(seeded: Role) -> dict[str, Any]:
+    """A role in an interaction's ``resolved.roles``."""
+    return {"id": seeded["id"], "name": seeded["name"], "color": 0, "hoist": False,
+            "icon": None, "unicode_emoji": None, "position": 0,
+            "permissions": seeded["permissions"], "managed": False, "mentionable": False,
+            "flags": 0}
+
+
+def guild_channel(guild_id: str, fixture: Channel, position: int
+                  ) -> dict[str, Any]:
+    """A guild channel (not a thread) as ``GuildChannelResponse``."""
+    kind = int(fixture["type"])
+    body: dict[str, Any] = {"id": fixture["id"], "type": kind, "flags": 0,
+                            "guild_id": guild_id, "name": fixture["name"],
+                            "position": position, "permission_overwrites": [],
+                            "parent_id": None}
+    if kind != ChannelType.GUILD_CATEGORY:
+        body.update(last_message_id=None, nsfw=False)
+    if kind == ChannelType.GUILD_TEXT or kind in _VOICE or kind in _FORUMS:
+        body["rate_limit_per_user"] = 0
+    if kind in _TEXT or kind in _VOICE:
+        body["last_pin_timestamp"] = None
+    if kind in _TEXT:
+        body.update(topic=None, default_thread_rate_limit_per_user=0,
+                    default_auto_archive_duration=AUTO_ARCHIVE)
+    if kind in _VOICE:
+        body.update(bitrate=64000, user_limit=0, rtc_region=None, video_quality_mode=1)
+    if kind in _FORUMS:
+        body.update(topic=None, available_tags=[], default_reaction_emoji=None,
+                    default_sort_order=None, default_forum_layout=0,
+                    default_thread_rate_limit_per_user=0,
+                    default_auto_archive_duration=AUTO_ARCHIVE)
+    return body
+
+
+def interaction_channel(channel: Channel, guild_id: str | None, permissions: int
+                        ) -> dict[str, Any]:
+    """The channel an interaction carries, or one in its ``resolved.channels``: the partial
+    channel with the invoking member's ``permissions`` in it."""
+    body: dict[str, Any] = {"id": channel["id"], "type": channel["type"],
+                            "name": channel.get("name"), "permissions": str(permissions),
+                            "flags": 0, "parent_id": None}
+    if guild_id:
+        body["guild_id"] = guild_id
+    return body

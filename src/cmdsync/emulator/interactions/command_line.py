@@ -73,10 +73,12 @@ def parse_line(line: str) -> Line:
     try:
         words = shlex.split(line)
     except ValueError as exc:
-        raise Refused(Refusal.INVALID_LINE, f"cannot read the command line: {exc}: close the quote, and put a "
+        raise Refused(Refusal.INVALID_LINE,
+                      f"cannot read the command line: {exc}: close the quote, and put a "
                       "value holding ' in double quotes (reason:\"it's spam\")") from exc
     if not words or not words[0].startswith("/") or len(words[0]) < 2:
-        raise Refused(Refusal.INVALID_LINE, "a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
+        raise Refused(Refusal.INVALID_LINE,
+                      "a command line starts with /NAME, e.g. '/mod ban user:<@1>'")
     path: list[str] = []
     options: list[tuple[str, str]] = []
     for word in words[1:]:
@@ -84,12 +86,14 @@ def parse_line(line: str) -> Line:
         if colon and name:
             options.append((name, value))
         elif options:
-            raise Refused(Refusal.INVALID_LINE, f"{word!r} after the options: write options as name:value, and "
+            raise Refused(Refusal.INVALID_LINE,
+                          f"{word!r} after the options: write options as name:value, and "
                           "quote values with spaces (reason:\"two words\")")
         else:
             path.append(word)
     if len(path) > 2:
-        raise Refused(Refusal.INVALID_LINE, f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
+        raise Refused(Refusal.INVALID_LINE,
+                      f"{' '.join(path)!r}: at most a subcommand group and a subcommand come "
                       "before the options")
     return Line(words[0][1:], tuple(path), tuple(options))
 
@@ -177,7 +181,8 @@ def read_line(body: Mapping[str, Any], line: Line, locale: str) -> Read:
         definitions = list(match.get("options") or [])
     nested = [o for o in definitions if o["type"] in _SUBCOMMANDS]
     if nested:
-        raise Refused(Refusal.INVALID_LINE, f"{label} needs a subcommand: {_listed(nested, locale)}")
+        raise Refused(Refusal.INVALID_LINE,
+                      f"{label} needs a subcommand: {_listed(nested, locale)}")
     given: list[tuple[Mapping[str, Any], str]] = []
     for name, raw in line.options:
         option = next((o for o in definitions if named(o, name, locale)), None)
@@ -186,7 +191,8 @@ def read_line(body: Mapping[str, Any], line: Line, locale: str) -> Read:
                           f"{_listed(definitions, locale) or 'none'})"
                           + _elsewhere(definitions, name, locale, "the option {name!r}"))
         if any(g["name"] == option["name"] for g, _ in given):
-            raise Refused(Refusal.INVALID_LINE, f"option {shown_name(option, locale)} is given twice")
+            raise Refused(Refusal.INVALID_LINE,
+                          f"option {shown_name(option, locale)} is given twice")
         given.append((option, raw))
     return Read(label, tuple(path), tuple(definitions), tuple(given))
 

@@ -115,9 +115,11 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
     """
     app = store.application(invocation.application_id)
     if app is None:
-        raise Refused(Refusal.UNKNOWN_APPLICATION, f"no application {invocation.application_id} in the emulator")
+        raise Refused(Refusal.UNKNOWN_APPLICATION,
+                      f"no application {invocation.application_id} in the emulator")
     if invocation.locale not in LOCALES:
-        raise Refused(Refusal.UNKNOWN_LOCALE, f"unknown locale {invocation.locale!r}: use one of Discord's "
+        raise Refused(Refusal.UNKNOWN_LOCALE,
+                      f"unknown locale {invocation.locale!r}: use one of Discord's "
                       "(en-US, fr, pt-BR, ...)")
     if invocation.kind == "message" and invocation.guild_id and not invocation.channel_id:
         message = store.seed_message(invocation.guild_id,

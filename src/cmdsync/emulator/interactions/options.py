@@ -9,8 +9,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.enums import Refusal
-from cmdsync.emulator.domain.objects import StoredCommand
+from cmdsync.emulator.domain.objects import StoredCommand, User
 from cmdsync.emulator.domain.payloads import fixture_message
 from cmdsync.emulator.interactions.command_line import (
     Line,
@@ -20,7 +21,6 @@ from cmdsync.emulator.interactions.command_line import (
     read_line,
     shown_name,
 )
-from cmdsync.emulator.interactions.payload import channel_body, member_body, role_body, user_body
 from cmdsync.emulator.interactions.place import Invocation, Where
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import (
@@ -85,13 +85,15 @@ def option_value(store: Store, option: Mapping[str, Any], raw: str, focused: boo
                 pass  # what is typed so far: Discord sends it as text
         return out
     if raw == "":
-        raise Refused(Refusal.INVALID_OPTION, f"option {name} has no value: write {name}:VALUE (the client sends no "
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"option {name} has no value: write {name}:VALUE (the client sends no "
                       "empty option)")
     if kind == OptionType.STRING:
         value: Any = choice_value(option, raw, raw, locale)
         low, high = option.get("min_length"), option.get("max_length", MAX_STRING)
         if (low is not None and len(value) < low) or len(value) > high:
-            raise Refused(Refusal.INVALID_OPTION, f"option {name} must be {low or 1} to {high} characters long, not "
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name} must be {low or 1} to {high} characters long, not "
                           f"{len(value)}")
     elif kind in (OptionType.INTEGER, OptionType.NUMBER):
         number_kind = "an integer" if kind == OptionType.INTEGER else "a number"
@@ -99,20 +101,24 @@ def option_value(store: Store, option: Mapping[str, Any], raw: str, focused: boo
         value = choice_value(option, raw, raw, locale) if option.get("choices") else \
             number(raw, integer=kind == OptionType.INTEGER)
         if value is None:
-            raise Refused(Refusal.INVALID_OPTION, f"option {name}: {raw!r} is not {number_kind} between "
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name}: {raw!r} is not {number_kind} between "
                           f"-{MAX_NUMBER} and {MAX_NUMBER}")
         if kind == OptionType.NUMBER and float(value).is_integer() and "." not in raw:
             value = int(value)
         low, high = option.get("min_value"), option.get("max_value")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise Refused(Refusal.INVALID_OPTION, f"option {name} must be between {low if low is not None else '-∞'} "
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name} must be between {low if low is not None else '-∞'} "
                           f"and {high if high is not None else '∞'}, not {raw}")
     elif kind == OptionType.BOOLEAN:
         if raw.lower() not in ("true", "false"):
-            raise Refused(Refusal.INVALID_OPTION, f"option {name}: write true or false, not {raw!r}")
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name}: write true or false, not {raw!r}")
         value = raw.lower() == "true"
     elif kind == OptionType.ATTACHMENT:
-        raise Refused(Refusal.INVALID_OPTION, f"option {name} is an attachment: invoke cannot upload files")
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"option {name} is an attachment: invoke cannot upload files")
     else:
         value = mention_value(store, kind, name, raw, option, where, resolved)
     out["value"] = value
@@ -132,23 +138,26 @@ def mention_value(store: Store, kind: OptionType, name: str, raw: str, option: M
     if kind == OptionType.CHANNEL:
         channel = store.channel(guild_id, snowflake) if guild_id else None
         if channel is None and not guild_id:
-            raise Refused(Refusal.INVALID_OPTION, f"option {name}: channel {snowflake} is not in this DM with the "
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name}: channel {snowflake} is not in this DM with the "
                           "bot: run the command in its guild"
                           + home_hint(store, "channel", snowflake))
         if channel is None:
-            raise Refused(Refusal.INVALID_OPTION, f"option {name}: no channel {snowflake} in this guild")
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name}: no channel {snowflake} in this guild")
         allowed = option.get("channel_types")
         if allowed and channel["type"] not in allowed:
             names = ", ".join(ChannelType(t).name.lower() for t in allowed)
-            raise Refused(Refusal.INVALID_OPTION, f"option {name} takes channels of type {names}, not "
+            raise Refused(Refusal.INVALID_OPTION,
+                          f"option {name} takes channels of type {names}, not "
                           f"{ChannelType(channel['type']).name.lower()} ({snowflake})")
-        resolved.setdefault("channels", {})[snowflake] = channel_body(channel, guild_id,
-                                                                 where.permissions)
+        resolved.setdefault("channels", {})[snowflake] = payloads.interaction_channel(
+            channel, guild_id, where.permissions)
         return snowflake
     if wants_role and guild_id:
         role = store.role(guild_id, snowflake)
         if role is not None:
-            resolved.setdefault("roles", {})[snowflake] = role_body(role)
+            resolved.setdefault("roles", {})[snowflake] = payloads.resolved_role(role)
             return snowflake
     if wants_user:
         user = store.user(snowflake)
@@ -178,7 +187,8 @@ def read_target(store: Store, command: StoredCommand, invocation: Invocation, wh
             resolved: dict[str, dict[str, Any]]) -> str:
     target = snowflake(invocation.target_id or "")
     if not target.isdigit():
-        raise Refused(Refusal.INVALID_OPTION, f"a {CommandType(command.type).name.lower()} command needs a target: "
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"a {CommandType(command.type).name.lower()} command needs a target: "
                       "give --target ID")
     if command.type == CommandType.USER:
         user = store.user(target)
@@ -189,28 +199,31 @@ def read_target(store: Store, command: StoredCommand, invocation: Invocation, wh
     guild_id = where.guild["id"] if where.guild else None
     message = store.seed_message(guild_id, target) if guild_id else None
     if message is None and not guild_id:
-        raise Refused(Refusal.INVALID_OPTION, f"message {target} is not in this DM with the bot: run the command in "
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"message {target} is not in this DM with the bot: run the command in "
                       "its guild" + home_hint(store, "message", target))
     if message is None:
-        raise Refused(Refusal.INVALID_OPTION, f"no message {target} in this guild: add it to the guild's messages "
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"no message {target} in this guild: add it to the guild's messages "
                       "in the seed")
     if message["channel_id"] != where.channel["id"]:
-        raise Refused(Refusal.INVALID_OPTION, f"message {target} is in channel {message['channel_id']}, not "
+        raise Refused(Refusal.INVALID_OPTION,
+                      f"message {target} is in channel {message['channel_id']}, not "
                       f"{where.channel['id']}: leave --channel out")
-    author = store.user(message["author_id"]) or {"id": message["author_id"]}
+    author: User = store.user(message["author_id"]) or {"id": message["author_id"]}
     resolved.setdefault("messages", {})[target] = fixture_message(
-        message, user_body(author), guild_id)
+        message, payloads.seeded_user(author), guild_id)
     return target
 
 
-def resolve_user(store: Store, user_id: str, user: Mapping[str, Any], where: Where,
+def resolve_user(store: Store, user_id: str, user: User, where: Where,
                   resolved: dict[str, dict[str, Any]]) -> None:
-    resolved.setdefault("users", {})[user_id] = user_body(user)
+    resolved.setdefault("users", {})[user_id] = payloads.seeded_user(user)
     if where.guild is None:
         return
     member = store.member(where.guild["id"], user_id)
     if member is not None:
         permissions = store.member_permissions(where.guild, user_id, member)
-        body = member_body(member, user_body(user), permissions)
+        body = payloads.interaction_member(member, payloads.seeded_user(user), permissions)
         del body["user"], body["deaf"], body["mute"]  # resolved members carry neither
         resolved.setdefault("members", {})[user_id] = body

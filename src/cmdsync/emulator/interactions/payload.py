@@ -4,13 +4,11 @@ Responding > Interaction Object"): its user or member, channel and ``app_permiss
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.enums import InteractionType
 from cmdsync.emulator.domain.objects import Application
-from cmdsync.emulator.domain.payloads import JOINED_AT
 from cmdsync.emulator.domain.permissions import EVERYONE as EVERYONE_PERMISSIONS
 from cmdsync.emulator.interactions.place import Invocation, Where
 from cmdsync.emulator.store.database import Store
@@ -20,39 +18,12 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024  # bytes, a guild without boosts
 
 
 
-def user_body(fixture: Mapping[str, Any]) -> dict[str, Any]:
-    return payloads.user(str(fixture["id"]), username=fixture.get("username"),
-                         global_name=fixture.get("global_name"))
-
-
-def member_body(member: Mapping[str, Any], user: dict[str, Any], permissions: int
-            ) -> dict[str, Any]:
-    return {"user": user, "roles": list(member.get("roles") or []), "joined_at": JOINED_AT,
-            "nick": member.get("nick"), "avatar": None, "banner": None, "premium_since": None,
-            "deaf": False, "mute": False, "flags": 0, "pending": False,
-            "communication_disabled_until": None, "permissions": str(permissions)}
-
-
-def role_body(role: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": role["id"], "name": role["name"], "color": 0, "hoist": False, "icon": None,
-            "unicode_emoji": None, "position": 0, "permissions": role["permissions"],
-            "managed": False, "mentionable": False, "flags": 0}
-
-
-def channel_body(channel: Mapping[str, Any], guild_id: str | None, permissions: int
-             ) -> dict[str, Any]:
-    body = {"id": channel["id"], "type": channel["type"], "name": channel.get("name"),
-            "permissions": str(permissions), "flags": 0, "parent_id": None}
-    if guild_id:
-        body["guild_id"] = guild_id
-    return body
-
-
-def interaction_payload(app: Application, invocation: Invocation, where: Where, data: dict[str, Any],
+def interaction_payload(app: Application, invocation: Invocation, where: Where,
+                        data: dict[str, Any],
              owners: dict[str, str], token: str, interaction_id: str,
              app_permissions: int) -> dict[str, Any]:
     guild = where.guild
-    user = user_body(where.user)
+    user = payloads.seeded_user(where.user)
     payload: dict[str, Any] = {
         "id": interaction_id, "application_id": app.id,
         "type": int(InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE if invocation.autocomplete
@@ -66,10 +37,10 @@ def interaction_payload(app: Application, invocation: Invocation, where: Where, 
                        guild={"id": guild["id"], "locale": guild.get("preferred_locale",
                                                                       "en-US"),
                               "features": []},
-                       member=member_body(where.member, user, where.permissions))
+                       member=payloads.interaction_member(where.member, user, where.permissions))
     else:
         payload["user"] = user
-    payload["channel"] = channel_body(where.channel, guild["id"] if guild else None,
+    payload["channel"] = payloads.interaction_channel(where.channel, guild["id"] if guild else None,
                                   where.permissions)
     payload["channel_id"] = where.channel["id"]
     payload["app_permissions"] = str(app_permissions)

@@ -60,7 +60,8 @@ class Invocation:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(body) - known)
         if unknown:
-            raise Refused(Refusal.INVALID_REQUEST, f"unknown field {unknown[0]!r}: use {', '.join(sorted(known))}")
+            raise Refused(Refusal.INVALID_REQUEST,
+                          f"unknown field {unknown[0]!r}: use {', '.join(sorted(known))}")
         for key, value in body.items():
             if key == "autocomplete":
                 if not isinstance(value, bool):
@@ -70,7 +71,8 @@ class Invocation:
         if body.get("kind", "chat_input") not in KINDS:
             raise Refused(Refusal.INVALID_REQUEST, f"kind must be one of {', '.join(KINDS)}")
         if body.get("context") is not None and body["context"] not in CONTEXT_NAMES:
-            raise Refused(Refusal.INVALID_REQUEST, f"context must be one of {', '.join(CONTEXT_NAMES)}")
+            raise Refused(Refusal.INVALID_REQUEST,
+                          f"context must be one of {', '.join(CONTEXT_NAMES)}")
         if not body.get("application_id"):
             raise Refused(Refusal.INVALID_REQUEST, "application_id is required")
         return cls(**body)
@@ -99,15 +101,18 @@ def place_of(store: Store, invocation: Invocation) -> Where:
     if context == InteractionContext.GUILD and not invocation.guild_id:
         raise Refused(Refusal.WRONG_CONTEXT, "a guild context needs a guild: give --guild ID")
     if context != InteractionContext.GUILD and invocation.guild_id:
-        raise Refused(Refusal.WRONG_CONTEXT, f"--guild {invocation.guild_id} contradicts the {context.name.lower()} "
+        raise Refused(Refusal.WRONG_CONTEXT,
+                      f"--guild {invocation.guild_id} contradicts the {context.name.lower()} "
                       "context: leave one out")
     guild = store.guild(invocation.guild_id) if invocation.guild_id else None
     if invocation.guild_id and guild is None:
-        raise Refused(Refusal.UNKNOWN_GUILD, f"no guild {invocation.guild_id} in the emulator: add it with a seed")
+        raise Refused(Refusal.UNKNOWN_GUILD,
+                      f"no guild {invocation.guild_id} in the emulator: add it with a seed")
     user_id = invocation.user_id or (guild.get("owner_id") if guild else None) or first_user(store)
     user = store.user(user_id) if user_id else None
     if user is None or user_id is None:
-        raise Refused(Refusal.UNKNOWN_USER, f"no user {user_id} in the emulator: add it to the seed's users")
+        raise Refused(Refusal.UNKNOWN_USER,
+                      f"no user {user_id} in the emulator: add it to the seed's users")
     if guild is None:
         dm: Channel = {"id": dm_channel_id(user_id, context), "type": int(
             ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
@@ -116,17 +121,20 @@ def place_of(store: Store, invocation: Invocation) -> Where:
         return Where(context, None, dm, user, None, int(EVERYONE_PERMISSIONS))
     member = store.member(guild["id"], user_id)
     if member is None:
-        raise Refused(Refusal.NOT_A_MEMBER, f"user {user_id} is not a member of guild {guild['id']}: add it to the "
+        raise Refused(Refusal.NOT_A_MEMBER,
+                      f"user {user_id} is not a member of guild {guild['id']}: add it to the "
                       "guild's members in the seed")
     channels = store.channels(guild["id"])
     if invocation.channel_id:
         channel = next((c for c in channels if c["id"] == invocation.channel_id), None)
         if channel is None:
-            raise Refused(Refusal.UNKNOWN_CHANNEL, f"no channel {invocation.channel_id} in guild {guild['id']}")
+            raise Refused(Refusal.UNKNOWN_CHANNEL,
+                          f"no channel {invocation.channel_id} in guild {guild['id']}")
     else:
         channel = next((c for c in channels if c["type"] == ChannelType.GUILD_TEXT), None)
         if channel is None:
-            raise Refused(Refusal.UNKNOWN_CHANNEL, f"guild {guild['id']} has no text channel: give --channel ID or "
+            raise Refused(Refusal.UNKNOWN_CHANNEL,
+                          f"guild {guild['id']} has no text channel: give --channel ID or "
                           "add one to the seed")
     return Where(context, guild, channel, user, member,
                   store.member_permissions(guild, user_id, member))

@@ -47,7 +47,8 @@ def find_command(store: Store, db: sqlite3.Connection, app: Application,
     elif invocation.name:
         name = invocation.name
     else:
-        raise Refused(Refusal.INVALID_REQUEST, f"a {invocation.kind} command is invoked by its name")
+        raise Refused(Refusal.INVALID_REQUEST,
+                      f"a {invocation.kind} command is invoked by its name")
     scopes = ([where.guild["id"]] if where.guild else []) + [""]
     for scope in scopes:
         for command in store.commands(db, app.id, scope):
@@ -102,7 +103,8 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
     context_name = where.context.name.lower()
     if body.get("guild_id"):
         if where.guild is None or where.guild["id"] != body["guild_id"]:
-            raise Refused(Refusal.NOT_SHOWN, f"{label} is a command of guild {body['guild_id']}: it shows only "
+            raise Refused(Refusal.NOT_SHOWN,
+                          f"{label} is a command of guild {body['guild_id']}: it shows only "
                           "there")
         return {"0": body["guild_id"]}
     contexts = body.get("contexts")
@@ -112,7 +114,8 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
             contexts.remove(InteractionContext.BOT_DM)
     if int(where.context) not in contexts:
         allowed = ", ".join(InteractionContext(c).name.lower() for c in contexts) or "none"
-        raise Refused(Refusal.NOT_SHOWN, f"{label} does not show in a {context_name}: its contexts are {allowed}")
+        raise Refused(Refusal.NOT_SHOWN,
+                      f"{label} does not show in a {context_name}: its contexts are {allowed}")
     types = body.get("integration_types") or list(app.integration_types)
     owners: dict[str, str] = {}
     guild_install = IntegrationType.GUILD_INSTALL in types
@@ -129,7 +132,8 @@ def installation_owners(store: Store, app: Application, body: Mapping[str, Any],
             raise Refused(Refusal.NOT_SHOWN, f"application {app.id} is not installed in guild "
                           f"{where.guild['id']}: invite it with the applications.commands "
                           "scope")
-        raise Refused(Refusal.NOT_SHOWN, f"{label} is not installed where it would show in a {context_name}: "
+        raise Refused(Refusal.NOT_SHOWN,
+                      f"{label} is not installed where it would show in a {context_name}: "
                       f"its integration types are "
                       f"{', '.join(IntegrationType(t).name.lower() for t in types)}")
     return owners
@@ -154,7 +158,8 @@ def check_permissions(store: Store, db: sqlite3.Connection, app: Application,
 def permission_decision(store: Store, db: sqlite3.Connection, app: Application,
                         body: Mapping[str, Any], where: Where) -> Decision:
     """Check 4 of the module docstring for a guild-installed command (``body`` as
-    :func:`cmdsync.emulator.application_commands.bodies.command` renders it) and a member in a guild channel."""
+    :func:`cmdsync.emulator.application_commands.bodies.command` renders it) and a member in
+    a guild channel."""
     assert where.guild is not None and where.member is not None
     guild_id, user_id = where.guild["id"], where.user["id"]
     label = command_label(body)
@@ -212,7 +217,8 @@ def member_decision(store: Store, app: Application, command: StoredCommand, *,
     member = store.member(guild_id, user_id) if roles is None else {
         "user_id": user_id, "roles": list(roles)}
     if guild is None or channel is None or member is None:
-        raise Refused(Refusal.INVALID_REQUEST, f"no guild {guild_id}, channel {channel_id} or member {user_id}")
+        raise Refused(Refusal.INVALID_REQUEST,
+                      f"no guild {guild_id}, channel {channel_id} or member {user_id}")
     user = store.user(user_id) or {"id": user_id}
     where = Where(InteractionContext.GUILD, guild, channel, user, member,
                    store.member_permissions(guild, user_id, member))

@@ -1,4 +1,5 @@
-"""The emulator's service limits (:class:`Limits`) and range checks for its settings (``PUT /_emulator/config``, ``new_emulator``).
+"""The emulator's service limits (:class:`Limits`) and range checks for its settings
+(``PUT /_emulator/config``, ``new_emulator``).
 
 A setting out of its range would break the emulator rather than configure
 it: ``NaN`` cannot be sent back as JSON, and a latency of ``1e308`` seconds

@@ -28,19 +28,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from cmdsync.emulator.domain import payloads
-from cmdsync.emulator.domain.objects import Channel
+from cmdsync.emulator.domain.objects import Channel, Member
 from cmdsync.emulator.domain.payloads import JOINED_AT, dm_channel_id
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, InteractionContext
 
-_TEXT = (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
-_VOICE = (ChannelType.GUILD_VOICE, ChannelType.GUILD_STAGE_VOICE)
-_FORUMS = (ChannelType.GUILD_FORUM, ChannelType.GUILD_MEDIA)
 THREADS = (ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD,
            ChannelType.PRIVATE_THREAD)
 # Channels no message can be sent to: a category, and forums (they take threads).
-NOT_TEXT = (ChannelType.GUILD_CATEGORY, *_FORUMS)
-_AUTO_ARCHIVE = 4320  # minutes: a new channel's default_auto_archive_duration, its threads'
+NOT_TEXT = (ChannelType.GUILD_CATEGORY, ChannelType.GUILD_FORUM, ChannelType.GUILD_MEDIA)
 
 
 def user(store: Store, user_id: str) -> dict[str, Any] | None:
@@ -57,15 +53,12 @@ def member(store: Store, guild_id: str, user_id: str) -> dict[str, Any] | None:
     return guild_member(store, fixture)
 
 
-def guild_member(store: Store, fixture: Mapping[str, Any]) -> dict[str, Any]:
+def guild_member(store: Store, fixture: Member) -> dict[str, Any]:
     """A member fixture (``{"user_id", "nick", "roles"}``) as Discord's "Guild Member"
     object, for REST and the gateway alike; a user nobody seeded gets a bare profile."""
     user_id = fixture["user_id"]
     person = user(store, user_id) or payloads.user(user_id, username=None, global_name=None)
-    return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
-            "joined_at": JOINED_AT, "nick": fixture.get("nick"), "pending": False,
-            "premium_since": None, "roles": list(fixture.get("roles") or []),
-            "user": person, "mute": False, "deaf": False}
+    return payloads.member(fixture, person)
 
 
 def roles(store: Store, guild_id: str) -> list[dict[str, Any]]:
@@ -75,16 +68,7 @@ def roles(store: Store, guild_id: str) -> list[dict[str, Any]]:
     if not any(r["id"] == guild_id for r in fixtures):
         fixtures = [{"id": guild_id, "name": "@everyone", "permissions": "0"}, *fixtures]
     ordered = sorted(fixtures, key=lambda r: r["id"] != guild_id)
-    return [role(fixture, position) for position, fixture in enumerate(ordered)]
-
-
-def role(fixture: Mapping[str, Any], position: int) -> dict[str, Any]:
-    """A role fixture as Discord's "Permissions > Role Object" (``GuildRoleResponse``)."""
-    return {"id": fixture["id"], "name": fixture["name"],
-            "permissions": str(fixture["permissions"]), "position": position, "color": 0,
-            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "managed": False, "mentionable": False, "icon": None,
-            "unicode_emoji": None, "flags": 0}
+    return [payloads.role(fixture, position) for position, fixture in enumerate(ordered)]
 
 
 def channels(store: Store, guild_id: str) -> list[dict[str, Any]]:
@@ -105,7 +89,7 @@ def find_channel(store: Store, channel_id: str) -> tuple[str, dict[str, Any]] | 
     return guild_id, channel(store, guild_id, fixture, position, fixtures)
 
 
-def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: int,
+def channel(store: Store, guild_id: str, fixture: Channel, position: int,
             siblings: list[Channel]) -> dict[str, Any]:
     """One channel fixture as Discord sends it, over REST and in GUILD_CREATE alike:
     a thread (:func:`thread`) or a guild channel with the fields of its type (see
@@ -113,34 +97,7 @@ def channel(store: Store, guild_id: str, fixture: Mapping[str, Any], position: i
     channel fixtures."""
     if int(fixture["type"]) in THREADS:
         return thread(store, guild_id, fixture, siblings)
-    return guild_channel(guild_id, fixture, position)
-
-
-def guild_channel(guild_id: str, fixture: Mapping[str, Any], position: int
-                  ) -> dict[str, Any]:
-    """A guild channel (not a thread) as ``GuildChannelResponse``."""
-    kind = int(fixture["type"])
-    body: dict[str, Any] = {"id": fixture["id"], "type": kind, "flags": 0,
-                            "guild_id": guild_id, "name": fixture["name"],
-                            "position": position, "permission_overwrites": [],
-                            "parent_id": None}
-    if kind != ChannelType.GUILD_CATEGORY:
-        body.update(last_message_id=None, nsfw=False)
-    if kind == ChannelType.GUILD_TEXT or kind in _VOICE or kind in _FORUMS:
-        body["rate_limit_per_user"] = 0
-    if kind in _TEXT or kind in _VOICE:
-        body["last_pin_timestamp"] = None
-    if kind in _TEXT:
-        body.update(topic=None, default_thread_rate_limit_per_user=0,
-                    default_auto_archive_duration=_AUTO_ARCHIVE)
-    if kind in _VOICE:
-        body.update(bitrate=64000, user_limit=0, rtc_region=None, video_quality_mode=1)
-    if kind in _FORUMS:
-        body.update(topic=None, available_tags=[], default_reaction_emoji=None,
-                    default_sort_order=None, default_forum_layout=0,
-                    default_thread_rate_limit_per_user=0,
-                    default_auto_archive_duration=_AUTO_ARCHIVE)
-    return body
+    return payloads.guild_channel(guild_id, fixture, position)
 
 
 def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
@@ -151,7 +108,7 @@ def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
     parents = [c["id"] for kind in (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
                for c in siblings if c["type"] == kind]
     metadata: dict[str, Any] = {"archived": False, "archive_timestamp": JOINED_AT,
-                                "auto_archive_duration": _AUTO_ARCHIVE, "locked": False,
+                                "auto_archive_duration": payloads.AUTO_ARCHIVE, "locked": False,
                                 "create_timestamp": JOINED_AT}
     if int(fixture["type"]) == ChannelType.PRIVATE_THREAD:
         metadata["invitable"] = True
