@@ -206,3 +206,13 @@ def test_no_emulator_room_is_crowded_nor_any_module_long() -> None:
     long = {str(p.relative_to(PACKAGE)): n for p in EMULATOR.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 420}
     assert (crowded, long) == ({}, {})
+
+
+def test_the_docs_draw_the_rooms_in_their_order() -> None:
+    text = (paths.ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text.split("## The emulator's rooms")[1].split("```")[1]
+    drawn = [line.split()[0].rstrip("/") for line in drawing.splitlines()
+             if line.startswith(" ") and not line.startswith("  ")
+             and line.split()[0].endswith("/")]
+    assert drawn == list(reversed(ROOMS))
+    assert all(f"| `{room}/` |" in text for room in ROOMS + TOP)

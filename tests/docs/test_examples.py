@@ -312,6 +312,8 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/getting-started/index.md", 5): transcript("test_quickstart"),
     ("docs/getting-started/discord.md", 1): check_cli_lines,
     ("docs/architecture.md", 1): illustration,
+    ("docs/architecture.md", 2): covered_by(
+        "tests/test_architecture.py::test_the_docs_draw_the_rooms_in_their_order"),
     ("docs/benchmarks.md", 1): check_benchmark_flags,
     ("docs/commands-in-code.md", 1): check_cli_lines,
     ("docs/commands-in-code.md", 2): covered_by(
