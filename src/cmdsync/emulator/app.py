@@ -140,7 +140,9 @@ async def _serve(request: Request, route: ApiRoute, emulator: Emulator
         call = Call(emulator.store, token, params, dict(request.query_params),
                     {k.lower(): v for k, v in request.headers.items()}, body, now,
                     emulator.limits, uploads, gateway=emulator.gateway)
-        return await run_in_threadpool(route.handler, call), decision.headers
+        reply = route.handler(call) if route.inline else await run_in_threadpool(
+            route.handler, call)
+        return reply, decision.headers
     except error_replies.ErrorReply as exc:
         exc.headers = {**decision.headers, **exc.headers}
         raise

@@ -13,7 +13,8 @@ counts).
 
 The two routes that answer with a scope's commands answer with their JSON
 already encoded (bytes, from
-:func:`cmdsync.emulator.application_commands.bodies.commands_json`): each command's JSON is made once per version, and a listing once per version of the
+:func:`cmdsync.emulator.application_commands.bodies.commands_json`): each command's JSON
+is made once per version, and a listing once per version of the
 scope.
 """
 
@@ -91,6 +92,10 @@ class Route:
     interaction token in the path is the credential). ``forms``: the body may
     be multipart/form-data or form-urlencoded with ``payload_json`` too
     (:mod:`cmdsync.emulator.reference.request_body`), as on Discord's message routes.
+    ``inline``: the handler runs on the server's event loop, not in a worker thread: a
+    short one that never waits for another request (the command and permission routes,
+    in-memory SQLite work); the others may wait for a bot (an interaction's answer, an
+    endpoint's verification) and run in threads.
     """
 
     path: str
@@ -99,6 +104,7 @@ class Route:
     bucket: str
     auth: bool = True
     forms: bool = False
+    inline: bool = False
 
     @property
     def writes(self) -> bool:
@@ -122,23 +128,24 @@ ROUTES: tuple[Route, ...] = (
     Route("/oauth2/@me", "GET", identity.authorization, "oauth2/@me"),
     Route(_APP, "GET", identity.get_application, "application"),
     Route(_APP, "PATCH", identity.edit_application, "application:edit"),
-    Route(_APP + "/commands", "GET", list_commands, "commands"),
-    Route(_APP + "/commands", "PUT", bulk_overwrite, "commands"),
-    Route(_APP + "/commands", "POST", create_command, "commands:create"),
-    Route(_APP + "/commands/{command_id}", "GET", get_command, "command"),
-    Route(_APP + "/commands/{command_id}", "PATCH", edit_command, "command:edit"),
-    Route(_APP + "/commands/{command_id}", "DELETE", delete_command, "command:delete"),
-    Route(_GUILD + "/commands", "GET", list_commands, "commands"),
-    Route(_GUILD + "/commands", "PUT", bulk_overwrite, "commands"),
-    Route(_GUILD + "/commands", "POST", create_command, "commands:create"),
-    Route(_GUILD + "/commands/permissions", "GET", guild_permissions, "permissions"),
-    Route(_GUILD + "/commands/{command_id}", "GET", get_command, "command"),
-    Route(_GUILD + "/commands/{command_id}", "PATCH", edit_command, "command:edit"),
-    Route(_GUILD + "/commands/{command_id}", "DELETE", delete_command, "command:delete"),
+    Route(_APP + "/commands", "GET", list_commands, "commands", inline=True),
+    Route(_APP + "/commands", "PUT", bulk_overwrite, "commands", inline=True),
+    Route(_APP + "/commands", "POST", create_command, "commands:create", inline=True),
+    Route(_APP + "/commands/{command_id}", "GET", get_command, "command", inline=True),
+    Route(_APP + "/commands/{command_id}", "PATCH", edit_command, "command:edit", inline=True),
+    Route(_APP + "/commands/{command_id}", "DELETE", delete_command, "command:delete", inline=True),
+    Route(_GUILD + "/commands", "GET", list_commands, "commands", inline=True),
+    Route(_GUILD + "/commands", "PUT", bulk_overwrite, "commands", inline=True),
+    Route(_GUILD + "/commands", "POST", create_command, "commands:create", inline=True),
+    Route(_GUILD + "/commands/permissions", "GET", guild_permissions, "permissions", inline=True),
+    Route(_GUILD + "/commands/{command_id}", "GET", get_command, "command", inline=True),
+    Route(_GUILD + "/commands/{command_id}", "PATCH", edit_command, "command:edit", inline=True),
+    Route(_GUILD + "/commands/{command_id}", "DELETE", delete_command, "command:delete",
+          inline=True),
     Route(_GUILD + "/commands/{command_id}/permissions", "GET", get_permissions,
-          "permissions"),
+          "permissions", inline=True),
     Route(_GUILD + "/commands/{command_id}/permissions", "PUT", put_permissions,
-          "permissions:edit"),
+          "permissions:edit", inline=True),
     Route("/interactions/{interaction_id}/{interaction_token}/callback", "POST",
           interactions.callback, "interaction:callback", auth=False, forms=True),
     Route(_WEBHOOK, "POST", follow_ups.execute, "webhook", auth=False, forms=True),
