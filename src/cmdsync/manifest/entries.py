@@ -10,6 +10,7 @@ schema reports that).
 from __future__ import annotations
 
 import functools
+import marshal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,9 +71,8 @@ class OptionEntry:
     data: dict[str, Any]
     parent: OptionList
 
-    @functools.cached_property
+    @property
     def type(self) -> int | None:
-        """The option type as an int, None if missing or invalid."""
         return enum_value(OptionType, self.data.get("type"))
 
 
@@ -174,6 +174,23 @@ def _options(entry: CommandEntry) -> Iterator[OptionEntry]:
         for index, item in enumerate(olist.items):
             if isinstance(item, dict):
                 yield OptionEntry(entry, olist.path + (index,), item, olist)
+
+
+def option_keys(entry: CommandEntry) -> tuple[bytes | None, ...]:
+    """For each of :func:`options`, its fields but its child options as ``marshal``
+    bytes (equal data, types and key order give equal bytes), by which equal options
+    are found among distinct commands; None where ``marshal`` cannot write them."""
+    if "option_keys" not in entry.walked:
+        entry.walked["option_keys"] = tuple(_own_fields(o.data) for o in options(entry))
+    return entry.walked["option_keys"]
+
+
+def _own_fields(data: dict[str, Any]) -> bytes | None:
+    own = {k: v for k, v in data.items() if k != "options"} if "options" in data else data
+    try:
+        return marshal.dumps(own)
+    except ValueError:
+        return None
 
 
 def choices(option: OptionEntry) -> Iterator[tuple[Path, dict[str, Any]]]:

@@ -128,7 +128,7 @@ def run_rules(manifest: ManifestSet, *, select: Collection[str] = (),
         if rule.check is not None and not only_application:
             if rule.per_command:
                 alone = alone or PerCommand(manifest if per_command is None else per_command)
-                findings = alone.spread(rule.check(alone.representatives))
+                findings = alone.findings(rule)
             else:
                 findings = rule.check(manifest)
             found.extend(rule.diagnostic(finding) for finding in findings)

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, options
+from cmdsync.manifest.entries import OptionEntry
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type, type_name
 
@@ -46,24 +46,22 @@ SEVERITY = Severity.ERROR
 PER_COMMAND = True
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            kind = option_type(option.data)
-            if option.data.get("autocomplete") is not True or kind is None:
-                continue
-            at = option.path + ("autocomplete",)
-            if kind not in CHOICE_TYPES:
-                yield Finding(entry.doc, at,
-                              f"{label(option.data)} is {type_name(kind)} and has autocomplete; "
-                              "only STRING, INTEGER and NUMBER options autocomplete: "
-                              "remove 'autocomplete'")
-                continue
-            items = option.data.get("choices")
-            if isinstance(items, list) and items:
-                count = len(items)
-                yield Finding(entry.doc, at,
-                              f"{label(option.data)} has autocomplete and {count} "
-                              f"choice{'s' if count != 1 else ''}; Discord accepts one or the "
-                              "other: remove the choices or 'autocomplete'",
-                              related=((entry.doc, option.path + ("choices",)),))
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    kind = option_type(option.data)
+    if option.data.get("autocomplete") is not True or kind is None:
+        return
+    doc, at = option.entry.doc, option.path + ("autocomplete",)
+    if kind not in CHOICE_TYPES:
+        yield Finding(doc, at,
+                      f"{label(option.data)} is {type_name(kind)} and has autocomplete; "
+                      "only STRING, INTEGER and NUMBER options autocomplete: "
+                      "remove 'autocomplete'")
+        return
+    items = option.data.get("choices")
+    if isinstance(items, list) and items:
+        count = len(items)
+        yield Finding(doc, at,
+                      f"{label(option.data)} has autocomplete and {count} "
+                      f"choice{'s' if count != 1 else ''}; Discord accepts one or the "
+                      "other: remove the choices or 'autocomplete'",
+                      related=((doc, option.path + ("choices",)),))

@@ -25,12 +25,14 @@ Passing::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import regex
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, options
+from cmdsync.manifest.entries import CommandEntry, OptionEntry
+from cmdsync.manifest.loader import Document, Path
 from cmdsync.model import CommandType
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import localized, where
@@ -44,6 +46,7 @@ PER_COMMAND = True
 PATTERN = regex.compile(r"^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$")
 
 
+@functools.lru_cache(maxsize=4096)  # names repeat across guilds: each judged once
 def problem(name: str) -> str | None:
     """Why ``name`` is not a valid slash-command or option name, or None."""
     if not 1 <= len(name) <= 32:
@@ -57,18 +60,19 @@ def problem(name: str) -> str | None:
     return None
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        if entry.type == CommandType.CHAT_INPUT:
-            yield from _names(entry, entry.data, entry.path, "command name")
-        for option in options(entry):
-            yield from _names(entry, option.data, option.path, "option name")
+def check_command(entry: CommandEntry) -> Iterator[Finding]:
+    if entry.type == CommandType.CHAT_INPUT:
+        yield from _names(entry.doc, entry.data, entry.path, "command name")
 
 
-def _names(entry: CommandEntry, data: dict[str, object], path: tuple[str | int, ...],
-           what: str) -> Iterator[Finding]:
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    yield from _names(option.entry.doc, option.data, option.path, "option name")
+
+
+def _names(doc: Document, data: dict[str, object], path: Path, what: str
+           ) -> Iterator[Finding]:
     for at, locale, value in localized(data, "name", path):
         if isinstance(value, str):
             why = problem(value)
             if why:
-                yield Finding(entry.doc, at, f"{what}{where(locale)} {value!r} {why}")
+                yield Finding(doc, at, f"{what}{where(locale)} {value!r} {why}")

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, options
+from cmdsync.manifest.entries import OptionEntry
 from cmdsync.model import MAX_CHOICES
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type
@@ -44,15 +44,13 @@ SEVERITY = Severity.ERROR
 PER_COMMAND = True
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            items = option.data.get("choices")
-            if option_type(option.data) not in CHOICE_TYPES or not isinstance(items, list):
-                continue
-            count = len(items)
-            if count > MAX_CHOICES:
-                yield Finding(entry.doc, option.path + ("choices",),
-                              f"{label(option.data)} has {count} choices; Discord allows at "
-                              f"most {MAX_CHOICES}: remove {count - MAX_CHOICES} or switch to "
-                              "autocomplete", key=True)
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    items = option.data.get("choices")
+    if option_type(option.data) not in CHOICE_TYPES or not isinstance(items, list):
+        return
+    count = len(items)
+    if count > MAX_CHOICES:
+        yield Finding(option.entry.doc, option.path + ("choices",),
+                      f"{label(option.data)} has {count} choices; Discord allows at "
+                      f"most {MAX_CHOICES}: remove {count - MAX_CHOICES} or switch to "
+                      "autocomplete", key=True)

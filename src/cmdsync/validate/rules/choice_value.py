@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, OptionEntry, choices, options
+from cmdsync.manifest.entries import OptionEntry, choices
 from cmdsync.model import OptionType
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import (
@@ -66,21 +66,20 @@ MAX_CHOICE_NAME = 100
 MAX_CHOICE_STRING = 100
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            kind = option_type(option.data)
-            if kind not in CHOICE_TYPES:
-                continue
-            for path, choice in choices(option):
-                for at, locale, name in localized(choice, "name", path):
-                    why = _name_problem(name)
-                    if why:
-                        yield Finding(entry.doc, at, f"choice name{where(locale)} {why}")
-                if "value" in choice:
-                    why = _value_problem(option, kind, choice["value"])
-                    if why:
-                        yield Finding(entry.doc, path + ("value",), why)
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    kind = option_type(option.data)
+    if kind not in CHOICE_TYPES:
+        return
+    doc = option.entry.doc
+    for path, choice in choices(option):
+        for at, locale, name in localized(choice, "name", path):
+            why = _name_problem(name)
+            if why:
+                yield Finding(doc, at, f"choice name{where(locale)} {why}")
+        if "value" in choice:
+            why = _value_problem(option, kind, choice["value"])
+            if why:
+                yield Finding(doc, path + ("value",), why)
 
 
 def _name_problem(name: Any) -> str | None:
@@ -95,10 +94,10 @@ def _name_problem(name: Any) -> str | None:
 
 
 def _value_problem(option: OptionEntry, kind: int, value: Any) -> str | None:
-    owner = f"{label(option.data)} is {type_name(kind)}"
     if kind == OptionType.STRING:
         if is_number(value):
-            return f"choice value {value!r} is a number but {owner}: quote it ('{value}')"
+            return (f"choice value {value!r} is a number but {_owner(option, kind)}: "
+                    f"quote it ('{value}')")
         if isinstance(value, str) and len(value) > MAX_CHOICE_STRING:
             return (f"choice value is {len(value)} characters long; string choice values are "
                     f"at most {MAX_CHOICE_STRING}: shorten it by {len(value) - MAX_CHOICE_STRING}")
@@ -106,8 +105,13 @@ def _value_problem(option: OptionEntry, kind: int, value: Any) -> str | None:
     if isinstance(value, str):
         wanted = "an integer" if kind == OptionType.INTEGER else "a number"
         hint = _exponent_hint(value) if option.entry.doc.kind == "yaml" else ""
-        return f"choice value {value!r} is a string but {owner}: write {wanted} without quotes{hint}"
+        return (f"choice value {value!r} is a string but {_owner(option, kind)}: write "
+                f"{wanted} without quotes{hint}")
     return None
+
+
+def _owner(option: OptionEntry, kind: int) -> str:
+    return f"{label(option.data)} is {type_name(kind)}"
 
 
 def _exponent_hint(text: str) -> str:

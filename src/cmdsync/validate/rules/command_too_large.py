@@ -44,10 +44,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, choices, options
+from cmdsync.manifest.entries import CommandEntry, ManifestSet, option_keys, options
 from cmdsync.model import MAX_COMMAND_SIZE
 from cmdsync.validate.rules.base import Finding
-from cmdsync.validate.rules.common import localized
 
 ID = "CS301"
 NAME = "command-too-large"
@@ -58,8 +57,16 @@ PER_COMMAND = True
 
 def field_size(data: dict[str, Any], field: str) -> int:
     """Length of the longest version of ``field`` (default or a localization)."""
-    return max((len(value) for _, _, value in localized(data, field, ())
-                if isinstance(value, str)), default=0)
+    # The sizes of every field of every command are summed: plain loops, no paths built.
+    value = data.get(field)
+    size = len(value) if isinstance(value, str) else 0
+    table = data.get(field + "_localizations")
+    if isinstance(table, dict):
+        for text in table.values():
+            if isinstance(text, str) and len(text) > size:
+                size = len(text)
+    return size
+
 
 
 def value_size(value: object) -> int:
@@ -75,15 +82,34 @@ def _own_size(data: dict[str, Any]) -> int:
     return field_size(data, "name") + field_size(data, "description")
 
 
-def command_size(entry: CommandEntry) -> tuple[int, dict[int, int]]:
-    """The command's size, and what each top-level option (by index) adds to it."""
+def option_size(data: dict[str, Any]) -> int:
+    """What an option adds to its command's size, without its child options."""
+    size = _own_size(data)
+    items = data.get("choices")
+    if isinstance(items, list):
+        for choice in items:
+            if isinstance(choice, dict):
+                size += field_size(choice, "name") + value_size(choice.get("value"))
+    return size
+
+
+def command_size(entry: CommandEntry, sizes: dict[bytes, int]) -> tuple[int, dict[int, int]]:
+    """The command's size, and what each top-level option (by index) adds to it.
+
+    ``sizes``: option sizes by their own fields
+    (:func:`~cmdsync.manifest.entries.option_keys`), kept over the commands of one
+    check, so that an option that distinct commands share is measured once.
+    """
     total = _own_size(entry.data)
     per_option: dict[int, int] = {}
-    for option in options(entry):
-        size = _own_size(option.data)
-        for _, choice in choices(option):
-            size += field_size(choice, "name") + value_size(choice.get("value"))
-        top = option.path[len(entry.path) + 1]
+    at = len(entry.path) + 1
+    for option, key in zip(options(entry), option_keys(entry)):
+        size = sizes.get(key) if key is not None else None
+        if size is None:
+            size = option_size(option.data)
+            if key is not None:
+                sizes[key] = size
+        top = option.path[at]
         if isinstance(top, int):
             per_option[top] = per_option.get(top, 0) + size
         total += size
@@ -91,8 +117,9 @@ def command_size(entry: CommandEntry) -> tuple[int, dict[int, int]]:
 
 
 def check(manifest: ManifestSet) -> Iterator[Finding]:
+    sizes: dict[bytes, int] = {}
     for entry in manifest.commands:
-        size, per_option = command_size(entry)
+        size, per_option = command_size(entry, sizes)
         if size <= MAX_COMMAND_SIZE:
             continue
         message = (f"command {entry.name or '(unnamed)'!r} is {size} characters in size; "

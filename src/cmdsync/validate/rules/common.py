@@ -12,7 +12,14 @@ from typing import Any, TypeGuard
 
 from cmdsync.manifest.entries import CommandEntry, OptionList
 from cmdsync.manifest.loader import Path
-from cmdsync.model import GLOBAL, CommandType, InteractionContext, OptionType, enum_value
+from cmdsync.model import (
+    GLOBAL,
+    CommandType,
+    InteractionContext,
+    OptionType,
+    enum_names,
+    enum_value,
+)
 
 # Option types that take choices, autocomplete and (numbers) min/max values.
 CHOICE_TYPES = frozenset({OptionType.STRING, OptionType.INTEGER, OptionType.NUMBER})
@@ -21,7 +28,13 @@ SUB_TYPES = frozenset({OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP})
 
 def option_type(data: dict[str, Any]) -> int | None:
     """The option type of ``data`` as an int, None if missing or invalid."""
-    return enum_value(OptionType, data.get("type"))
+    kind = data.get("type")
+    if type(kind) is str:  # the usual case, looked up at once: rules ask of every option
+        return _OPTION_TYPES.get(kind)
+    return enum_value(OptionType, kind)
+
+
+_OPTION_TYPES = enum_names(OptionType)
 
 
 def type_name(kind: int) -> str:
@@ -98,11 +111,12 @@ def localized(data: dict[str, Any], field: str, path: Path) -> Iterator[tuple[Pa
     """
     if field in data:
         yield path + (field,), None, data[field]
-    table = data.get(f"{field}_localizations")
+    key = field + "_localizations"
+    table = data.get(key)
     if isinstance(table, dict):
         for locale, value in table.items():
             if value is not None:
-                yield path + (f"{field}_localizations", locale), locale, value
+                yield path + (key, locale), locale, value
 
 
 def where(locale: str | None) -> str:

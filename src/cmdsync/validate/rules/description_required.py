@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, options
-from cmdsync.manifest.loader import Path
+from cmdsync.manifest.entries import CommandEntry, OptionEntry
+from cmdsync.manifest.loader import Document, Path
 from cmdsync.model import CommandType, OptionType
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import localized, where
@@ -46,35 +46,40 @@ _OPTION_KINDS: dict[int, str] = {OptionType.SUB_COMMAND: "subcommand",
                                  OptionType.SUB_COMMAND_GROUP: "subcommand group"}
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        if entry.type == CommandType.CHAT_INPUT:
-            yield from _description(entry, entry.path, entry.data, "slash command",
-                                    required=True)
-        elif entry.type == CommandType.PRIMARY_ENTRY_POINT:
-            yield from _description(entry, entry.path, entry.data, "entry point command",
-                                    required=False)
-        for option in options(entry):
-            kind = option.type
-            what = _OPTION_KINDS.get(kind, "option") if kind is not None else "option"
-            yield from _description(entry, option.path, option.data, what, required=True)
+def check_command(entry: CommandEntry) -> Iterator[Finding]:
+    if entry.type == CommandType.CHAT_INPUT:
+        yield from _description(entry.doc, entry.path, entry.data, "slash command",
+                                required=True)
+    elif entry.type == CommandType.PRIMARY_ENTRY_POINT:
+        yield from _description(entry.doc, entry.path, entry.data, "entry point command",
+                                required=False)
 
 
-def _description(entry: CommandEntry, path: Path, data: dict[str, Any], what: str,
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    kind = option.type
+    what = _OPTION_KINDS.get(kind, "option") if kind is not None else "option"
+    yield from _description(option.entry.doc, option.path, option.data, what, required=True)
+
+
+def _description(doc: Document, path: Path, data: dict[str, Any], what: str,
                  *, required: bool) -> Iterator[Finding]:
-    name = data.get("name")
-    label = f"{what} {name!r}" if isinstance(name, str) else what
     if "description" not in data and required:
-        yield Finding(entry.doc, path, f"description is required for {label}: add one of "
-                                       f"1-{MAX_LENGTH} characters")
+        yield Finding(doc, path, f"description is required for {_label(data, what)}: add one "
+                                 f"of 1-{MAX_LENGTH} characters")
     for at, locale, value in localized(data, "description", path):
         if not isinstance(value, str):
             continue
         if not value and (required or locale):
-            yield Finding(entry.doc, at, f"description{where(locale)} of {label} is empty: "
-                                         f"write 1-{MAX_LENGTH} characters")
+            yield Finding(doc, at, f"description{where(locale)} of {_label(data, what)} is "
+                                   f"empty: write 1-{MAX_LENGTH} characters")
         elif len(value) > MAX_LENGTH:
-            yield Finding(entry.doc, at,
-                          f"description{where(locale)} of {label} is {len(value)} characters "
-                          f"long; the limit is {MAX_LENGTH}: shorten it by "
-                          f"{len(value) - MAX_LENGTH}")
+            yield Finding(doc, at,
+                          f"description{where(locale)} of {_label(data, what)} is "
+                          f"{len(value)} characters long; the limit is {MAX_LENGTH}: shorten "
+                          f"it by {len(value) - MAX_LENGTH}")
+
+
+def _label(data: dict[str, Any], what: str) -> str:
+    """``"option 'user'"``: what a message names."""
+    name = data.get("name")
+    return f"{what} {name!r}" if isinstance(name, str) else what

@@ -29,7 +29,6 @@ from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
 from cmdsync.manifest.entries import ManifestSet, option_lists
-from cmdsync.manifest.loader import Path
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import kind_word, owner_label
 
@@ -43,16 +42,16 @@ PER_COMMAND = True
 def check(manifest: ManifestSet) -> Iterator[Finding]:
     for entry in manifest.commands:
         for olist in option_lists(entry):
-            first: dict[str, Path] = {}
+            first: dict[str, int] = {}  # name -> index of its first option
             for index, item in enumerate(olist.items):
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                     continue
                 name: str = item["name"]
-                path = olist.path + (index, "name")
                 if name not in first:
-                    first[name] = path
+                    first[name] = index
                     continue
-                yield Finding(entry.doc, path,
+                yield Finding(entry.doc, olist.path + (index, "name"),
                               f"{kind_word(item)} name {name!r} is already taken in "
                               f"{owner_label(olist)}: names must be unique among siblings; "
-                              "rename this one", related=((entry.doc, first[name]),))
+                              "rename this one",
+                              related=((entry.doc, olist.path + (first[name], "name")),))

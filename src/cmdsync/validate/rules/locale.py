@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, choices, options
+from cmdsync.manifest.entries import CommandEntry, OptionEntry, choices
 from cmdsync.manifest.loader import Document, Path
 from cmdsync.model import LOCALES, UNSETTLED_LOCALES
 from cmdsync.validate.rules.base import Finding
@@ -46,13 +46,15 @@ PER_COMMAND = True
 _FIELDS = ("name_localizations", "description_localizations")
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        yield from _tables(entry.doc, entry.path, entry.data)
-        for option in options(entry):
-            yield from _tables(entry.doc, option.path, option.data)
-            for path, choice in choices(option):
-                yield from _tables(entry.doc, path, choice)
+def check_command(entry: CommandEntry) -> Iterator[Finding]:
+    yield from _tables(entry.doc, entry.path, entry.data)
+
+
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    doc = option.entry.doc
+    yield from _tables(doc, option.path, option.data)
+    for path, choice in choices(option):
+        yield from _tables(doc, path, choice)
 
 
 def suggestions(key: str) -> list[str]:

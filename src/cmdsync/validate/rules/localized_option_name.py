@@ -56,8 +56,8 @@ def _check_list(entry: CommandEntry, olist: OptionList) -> Iterator[Finding]:
             defaults.setdefault(item["name"], index)
     seen: dict[tuple[str, str], tuple[int, Path]] = {}  # (locale, name) -> first holder
     for index, item in enumerate(olist.items):
-        if not isinstance(item, dict):
-            continue
+        if not isinstance(item, dict) or not isinstance(item.get("name_localizations"), dict):
+            continue  # only localized names are checked here
         path = olist.path + (index,)
         for at, locale, value in localized(item, "name", path):
             if locale is None or not isinstance(value, str) or value == item.get("name"):

@@ -81,7 +81,7 @@ def check(manifest: ManifestSet) -> Iterator[Finding]:
                               "take none: remove 'options'", key=True)
             continue
         yield from _mixed(entry, path, items)
-        yield from _level(entry, path, items, "command", command_label(entry))
+        yield from _level(entry, path, items, "command", None)
 
 
 def _described(item: dict[str, Any]) -> str:
@@ -114,27 +114,27 @@ def _mixed(entry: CommandEntry, path: Path, items: Any) -> Iterator[Finding]:
 
 
 def _level(entry: CommandEntry, path: Path, items: Any, owner: str,
-           owner_label: str) -> Iterator[Finding]:
-    """Check one options array held by a command, group or subcommand."""
+           holder: dict[str, Any] | None) -> Iterator[Finding]:
+    """Check one options array held by a command (``holder`` None), group or subcommand."""
     if not isinstance(items, list):
         return
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             continue
         kind = option_type(item)
-        at = path + (index,)
         why = _misplaced(kind, owner)
         if why:
-            yield Finding(entry.doc, at + ("type",),
-                          f"{_described(item)} is inside {owner_label}: {why}")
+            held_by = command_label(entry) if holder is None else label(holder)
+            yield Finding(entry.doc, path + (index, "type"),
+                          f"{_described(item)} is inside {held_by}: {why}")
             continue
         children = item.get("options")
         if kind == OptionType.SUB_COMMAND_GROUP:
-            yield from _level(entry, at + ("options",), children, "group", label(item))
+            yield from _level(entry, path + (index, "options"), children, "group", item)
         elif kind == OptionType.SUB_COMMAND:
-            yield from _level(entry, at + ("options",), children, "subcommand", label(item))
+            yield from _level(entry, path + (index, "options"), children, "subcommand", item)
         elif kind is not None and isinstance(children, list) and children:
-            yield Finding(entry.doc, at + ("options",),
+            yield Finding(entry.doc, path + (index, "options"),
                           f"{_described(item)} has options; only subcommands and groups "
                           "hold options: remove them", key=True)
 

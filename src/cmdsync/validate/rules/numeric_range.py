@@ -41,7 +41,7 @@ import math
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, OptionEntry, choices, options
+from cmdsync.manifest.entries import OptionEntry, choices
 from cmdsync.model import MAX_NUMBER, MAX_SAFE_INTEGER, OptionType
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import is_number, label
@@ -56,14 +56,12 @@ MAX_LENGTH = 6000
 _LIMITS = {OptionType.INTEGER: (MAX_SAFE_INTEGER, "2^53-1"), OptionType.NUMBER: (MAX_NUMBER, "2^53")}
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            kind = option.type
-            if kind in _LIMITS:
-                yield from _numbers(option, OptionType(kind))
-            elif kind == OptionType.STRING:
-                yield from _lengths(option)
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    kind = option.type
+    if kind in _LIMITS:
+        yield from _numbers(option, OptionType(kind))
+    elif kind == OptionType.STRING:
+        yield from _lengths(option)
 
 
 def _numbers(option: OptionEntry, kind: OptionType) -> Iterator[Finding]:

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import CommandEntry, ManifestSet, options
+from cmdsync.manifest.entries import CommandEntry, OptionEntry
 from cmdsync.manifest.loader import Document, Path
 from cmdsync.model import (
     ChannelType,
@@ -66,14 +66,15 @@ _OPTION_FIELDS: dict[str, tuple[type[enum.IntEnum], str]] = {
 _LISTS = frozenset({"contexts", "integration_types", "channel_types"})
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        if not entry.raw:
-            continue
+def check_command(entry: CommandEntry) -> Iterator[Finding]:
+    if entry.raw:
         yield from _fields(entry.doc, entry.path, entry.data, _COMMAND_FIELDS)
         yield from _permissions(entry)
-        for option in options(entry):
-            yield from _fields(entry.doc, option.path, option.data, _OPTION_FIELDS)
+
+
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    if option.entry.raw:
+        yield from _fields(option.entry.doc, option.path, option.data, _OPTION_FIELDS)
 
 
 def integer_for(enum_cls: type[enum.IntEnum], value: object) -> int | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, options
+from cmdsync.manifest.entries import OptionEntry
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import SUB_TYPES, label, option_type
 
@@ -38,10 +38,8 @@ SEVERITY = Severity.ERROR
 PER_COMMAND = True
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            if option_type(option.data) in SUB_TYPES and option.data.get("required") is True:
-                yield Finding(entry.doc, option.path + ("required",),
-                              f"{label(option.data)} is marked required; subcommands and "
-                              "groups cannot be required: remove 'required'")
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    if option_type(option.data) in SUB_TYPES and option.data.get("required") is True:
+        yield Finding(option.entry.doc, option.path + ("required",),
+                      f"{label(option.data)} is marked required; subcommands and "
+                      "groups cannot be required: remove 'required'")

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, choices, options
+from cmdsync.manifest.entries import CommandEntry, OptionEntry, choices
 from cmdsync.manifest.loader import Document, Path
 from cmdsync.validate.rules.base import Finding
 
@@ -46,13 +46,15 @@ OPTION_KEYS = _LOCALIZED
 CHOICE_KEYS = ("name_localized",)
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        yield from _keys(entry.doc, entry.path, entry.data, COMMAND_KEYS)
-        for option in options(entry):
-            yield from _keys(entry.doc, option.path, option.data, OPTION_KEYS)
-            for path, choice in choices(option):
-                yield from _keys(entry.doc, path, choice, CHOICE_KEYS)
+def check_command(entry: CommandEntry) -> Iterator[Finding]:
+    yield from _keys(entry.doc, entry.path, entry.data, COMMAND_KEYS)
+
+
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    doc = option.entry.doc
+    yield from _keys(doc, option.path, option.data, OPTION_KEYS)
+    for path, choice in choices(option):
+        yield from _keys(doc, path, choice, CHOICE_KEYS)
 
 
 def _keys(doc: Document, path: Path, data: dict[str, Any],

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from cmdsync.manifest.diagnostics import Severity
-from cmdsync.manifest.entries import ManifestSet, options
+from cmdsync.manifest.entries import OptionEntry
 from cmdsync.model import OptionType
 from cmdsync.validate.rules.base import Finding
 from cmdsync.validate.rules.common import CHOICE_TYPES, label, option_type, type_name
@@ -59,20 +59,18 @@ _FIELDS: Mapping[str, tuple[frozenset[OptionType], str]] = {
 }
 
 
-def check(manifest: ManifestSet) -> Iterator[Finding]:
-    for entry in manifest.commands:
-        for option in options(entry):
-            kind = option_type(option.data)
-            if kind is None:
-                continue
-            for field, (allowed, owners) in _FIELDS.items():
-                value = option.data.get(field)
-                if kind in allowed or value is None or value == []:
-                    continue
-                yield Finding(entry.doc, option.path + (field,),
-                              f"{field!r} is set on {label(option.data)}, which is "
-                              f"{type_name(kind)}; it is only for {owners}: "
-                              f"{_fix(field, kind)}", key=True)
+def check_option(option: OptionEntry) -> Iterator[Finding]:
+    kind = option_type(option.data)
+    if kind is None:
+        return
+    for field, (allowed, owners) in _FIELDS.items():
+        value = option.data.get(field)
+        if kind in allowed or value is None or value == []:
+            continue
+        yield Finding(option.entry.doc, option.path + (field,),
+                      f"{field!r} is set on {label(option.data)}, which is "
+                      f"{type_name(kind)}; it is only for {owners}: "
+                      f"{_fix(field, kind)}", key=True)
 
 
 def _fix(field: str, kind: int) -> str:
