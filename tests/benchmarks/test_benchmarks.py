@@ -194,19 +194,53 @@ def test_applies_of_differing_guilds_create_every_guild_in_one_write_each(
     _check_runs(found["runs"])
 
 
+def _ordered(figures: dict[str, Any]) -> bool:
+    return 0 < figures["p50_ms"] <= figures["p90_ms"] <= figures["p99_ms"]
+
+
 def test_emulator_speed_reports_latencies_and_throughput(results: dict[str, Any]) -> None:
     found = results["benchmarks"]["emulator_speed"]
     assert found["guilds"] == 200 and found["commands_per_guild"] == 50
-    assert found["put"]["count"] == found["get"]["count"] == 200
-    for kind in ("put", "get", "mixed"):
-        figures = found[kind]
-        assert 0 < figures["p50_ms"] <= figures["p90_ms"] <= figures["p99_ms"], figures
+    assert set(found["latency"]) == set(found["workloads"]) == {"own", "distinct", "same"}
     mixed = found["mixed"]
+    assert _ordered(mixed), mixed
     assert mixed["failed"] == mixed["rate_limited"] == 0 and mixed["requests"] > 0
     assert mixed["requests_per_s"] == pytest.approx(mixed["requests"] / mixed["seconds"])
-    assert found["targets"] == {"put_p50_ms": 5.0, "get_p50_ms": 2.0, "mixed_per_s": 250.0}
-    assert found["met"] is (found["put"]["p50_ms"] <= 5 and found["get"]["p50_ms"] <= 2
-                            and mixed["requests_per_s"] >= 250)
+    assert found["targets"] == {"bulk_overwrite_ratio": 2.0, "list_ratio": 2.0,
+                                "mixed_per_s": 500.0}
+    goal = found["latency"][found["goal_workload"]]
+    assert found["goal_workload"] == "own"
+    assert found["met"] is (goal["bulk_overwrite"]["ratio"] <= 2 and goal["list"]["ratio"] <= 2
+                            and mixed["requests_per_s"] >= 500)
+
+
+@pytest.mark.parametrize("workload", ["own", "distinct", "same"])
+@pytest.mark.parametrize("route", ["bulk_overwrite", "list"])
+def test_emulator_speed_sets_each_route_beside_its_floor(results: dict[str, Any],
+                                                         workload: str, route: str) -> None:
+    """Every guild once on each side; the ratio is the emulator's median over the
+    floor's; the floor answers what it was sent, re-encoded (smaller than the
+    emulator's answer, which adds ids, versions and defaults to each command)."""
+    found = results["benchmarks"]["emulator_speed"]["latency"][workload]
+    side = found[route]
+    for name in ("emulator", "floor"):
+        assert side[name]["count"] == 200 and _ordered(side[name]), side[name]
+    assert side["ratio"] == pytest.approx(side["emulator"]["p50_ms"] / side["floor"]["p50_ms"])
+    assert side["p90_ratio"] == pytest.approx(side["emulator"]["p90_ms"]
+                                              / side["floor"]["p90_ms"])
+    assert found["request_bytes"] > 20_000
+    assert side["answer_bytes"]["emulator"] > side["answer_bytes"]["floor"] > 20_000
+
+
+def test_emulator_speed_reports_the_gateway_round_trip(results: dict[str, Any]) -> None:
+    """As many invocations as a connected bot's answers, each part measured."""
+    trip = results["benchmarks"]["emulator_speed"]["gateway"]
+    assert trip["count"] == 100
+    assert set(trip) == {"count", "round_trip", "to_event", "callback", "recorded"}
+    for part in ("round_trip", "to_event", "callback", "recorded"):
+        assert trip[part]["count"] == 100 and _ordered(trip[part]), trip[part]
+    # each INTERACTION_CREATE is read before its callback is answered; medians keep that
+    assert trip["to_event"]["p50_ms"] <= trip["recorded"]["p50_ms"]
 
 
 def test_apply_one_change_writes_once_per_guild_and_the_blind_sync_once_each(
@@ -256,6 +290,7 @@ def test_the_markdown_table_has_a_row_for_every_figure(results: dict[str, Any]) 
                   "Plan (20 guilds x 10 commands, 1 of each guild's own",
                   "Apply from empty (10 guilds x 10 commands, every body distinct",
                   "Emulator: bulk overwrite of 50 commands", "Emulator: mixed traffic",
+                  "Emulator: gateway round trip", "floor p50",
                   "Apply from empty (20 guilds", "Apply, 1 command changed in each of 10 guilds",
                   "blind bulk overwrite"):
         assert title in table, title
