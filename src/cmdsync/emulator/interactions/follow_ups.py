@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Interaction
 from cmdsync.emulator.interactions import attachments
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.interactions.responses import DEFERRED, application_of, iso, message_of
@@ -34,16 +35,17 @@ def execute(call: Call) -> Reply:
         record = _acknowledged(call, db)
         app = application_of(call, record)
         flags = checks.message_flags(body) & EPHEMERAL
-        if record["response"]["type"] == DEFERRED and not any(
-                not original for original, _ in call.store.messages(db, record["id"])):
-            deferred = record["response"].get("data") or {}
+        response = record.response or {}  # acknowledged: never None here
+        if response.get("type") == DEFERRED and not any(
+                not original for original, _ in call.store.messages(db, record.id)):
+            deferred = response.get("data") or {}
             flags = checks.message_flags(deferred) & EPHEMERAL
-        message = message_of(call.store, db, app, record["payload"], body, call.now,
+        message = message_of(call.store, db, app, record.payload, body, call.now,
                            flags=flags, original=False)
         message["attachments"] = attachments.build(
             body, call.uploads, message["channel_id"],
             lambda: call.store.next_snowflake(db, call.now))
-        call.store.save_message(db, record["id"], message, original=False)
+        call.store.save_message(db, record.id, message, original=False)
     return Reply(200, message)
 
 
@@ -72,9 +74,9 @@ def edit_message(call: Call) -> Reply:
             lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])
         message["flags"] = int(message["flags"]) & ~LOADING
         message["edited_timestamp"] = iso(call.now)
-        call.store.save_message(db, record["id"], message,
+        call.store.save_message(db, record.id, message,
                                 original=call.params["message_id"] == "@original"
-                                or _is_original(call, db, record["id"], message["id"]))
+                                or _is_original(call, db, record.id, message["id"]))
     return Reply(200, message)
 
 
@@ -91,10 +93,10 @@ def _is_original(call: Call, db: Any, interaction_id: str, message_id: str) -> b
                for original, message in call.store.messages(db, interaction_id))
 
 
-def _find_message(call: Call, db: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def _find_message(call: Call, db: Any) -> tuple[Interaction, dict[str, Any]]:
     record = _acknowledged(call, db)
     wanted = call.params["message_id"]
-    for original, message in call.store.messages(db, record["id"]):
+    for original, message in call.store.messages(db, record.id):
         if (wanted == "@original" and original) or message["id"] == wanted:
             return record, message
     raise error_replies.unknown_message()
@@ -107,18 +109,18 @@ def _await_answer(call: Call) -> None:
     token = call.params["interaction_token"]
     with call.store.transaction() as db:
         record = call.store.interaction(db, token=token)
-        if record is not None and record["response"] is not None:
+        if record is not None and record.response is not None:
             return
     call.store.wait_for_answer(token, call.limits.interaction_deadline)
 
 
-def _acknowledged(call: Call, db: Any) -> dict[str, Any]:
+def _acknowledged(call: Call, db: Any) -> Interaction:
     """The interaction of the path's token, answered already (follow-ups come after)."""
     record = call.store.interaction(db, token=call.params["interaction_token"])
-    if record is None or call.now - record["created_at"] > \
+    if record is None or call.now - record.created_at > \
             call.limits.interaction_token_lifetime:
         raise error_replies.invalid_webhook_token()
-    if record["application_id"] != call.params["application_id"] \
-            or record["response"] is None:
+    if record.application_id != call.params["application_id"] \
+            or record.response is None:
         raise error_replies.unknown("webhook")
     return record

@@ -55,7 +55,7 @@ from typing import Any
 
 from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.enums import CallbackType, Failure, InteractionType, Refusal
-from cmdsync.emulator.domain.objects import Application
+from cmdsync.emulator.domain.objects import Application, Interaction
 from cmdsync.emulator.interactions import attachments, delivery
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.interactions.invocation import (
@@ -197,7 +197,7 @@ def _take_answer(store: Store, app: Application, interaction_id: str,
     if _empty(answer):
         with store.transaction() as db:
             record = store.interaction(db, interaction_id=interaction_id)
-            if record is not None and record["response"] is not None:
+            if record is not None and record.response is not None:
                 return  # answered through the callback route
         if refusal:
             raise Failed(Failure.INVALID_RESPONSE, refused_callback(refusal, "the deadline"))
@@ -218,7 +218,7 @@ def _take_answer(store: Store, app: Application, interaction_id: str,
         with store.transaction() as db:
             record = store.interaction(db, interaction_id=interaction_id)
             assert record is not None
-            if record["response"] is not None:
+            if record.response is not None:
                 raise Failed(Failure.INVALID_RESPONSE,
                              "the application answered twice: through the callback route and "
                              "in the HTTP answer")
@@ -237,7 +237,7 @@ def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
         if record is None:
             raise error_replies.unknown_interaction()
         messages = [message for _, message in store.messages(db, interaction_id)]
-    return {"interaction": record["payload"], "response": record["response"],
+    return {"interaction": record.payload, "response": record.response,
             **store.failure(interaction_id), "messages": messages}
 
 
@@ -266,12 +266,12 @@ def _describe(exc: error_replies.ErrorReply) -> str:
 # -- the initial response ------------------------------------------------------------
 
 
-def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], body: Any,
+def respond(store: Store, db: Any, app: Application, record: Interaction, body: Any,
             now: float, uploads: Sequence[Upload] = ()) -> dict[str, Any] | None:
     """Check and record the initial response ``body`` (with the files of a multipart
     body); the original message it makes (types 4 and 5), else None. Raises 50035 /
     50006 as Discord does."""
-    payload = record["payload"]
+    payload = record.payload
     if not isinstance(body, dict):
         raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                         "Only dictionaries may be used in a ModelType")
@@ -298,8 +298,8 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
             ("type",), "INTERACTION_LAUNCH_ACTIVITY_NOT_ENABLED",
             "This application does not have Activities enabled.")
     response = {"type": kind, "data": data} if data else {"type": kind}
-    store.save_interaction(db, record["id"], record["application_id"], record["token"],
-                           record["created_at"], payload, response)
+    store.save_interaction(db, record.id, record.application_id, record.token,
+                           record.created_at, payload, response)
     if kind not in (MESSAGE, DEFERRED):
         return None
     flags = checks.message_flags(data) & EPHEMERAL
@@ -308,7 +308,7 @@ def respond(store: Store, db: Any, app: Application, record: Mapping[str, Any], 
     message = message_of(store, db, app, payload, data, now, flags=flags, original=True)
     message["attachments"] = attachments.build(data, uploads, payload["channel_id"],
                                                lambda: store.next_snowflake(db, now))
-    store.save_message(db, record["id"], message, original=True)
+    store.save_message(db, record.id, message, original=True)
     return message
 
 
@@ -346,31 +346,31 @@ def callback(call: Call) -> Reply:
     """``POST /interactions/{interaction_id}/{interaction_token}/callback``."""
     with call.store.transaction() as db:
         record = call.store.interaction(db, interaction_id=call.params["interaction_id"])
-        if record is None or record["token"] != call.params["interaction_token"] \
-                or call.now - record["created_at"] > call.limits.interaction_deadline:
+        if record is None or record.token != call.params["interaction_token"] \
+                or call.now - record.created_at > call.limits.interaction_deadline:
             raise error_replies.unknown_interaction()
-        if record["response"] is not None:
+        if record.response is not None:
             raise error_replies.already_acknowledged()
         app = application_of(call, record)
         try:
             message = respond(call.store, db, app, record, call.body, call.now, call.uploads)
         except error_replies.ErrorReply as exc:  # the bot is told; the invoker will be too
-            call.store.refused(record["token"], f"HTTP {exc.status} {_describe(exc)}")
+            call.store.refused(record.token, f"HTTP {exc.status} {_describe(exc)}")
             raise
-    call.store.responded(record["token"])
+    call.store.responded(record.token)
     if call.query.get("with_response", "").lower() not in ("true", "1"):
         return Reply(204, None)
     return Reply(200, _callback_response(record, call.body["type"], message))
 
 
-def _callback_response(record: dict[str, Any], kind: int, message: dict[str, Any] | None
+def _callback_response(record: Interaction, kind: int, message: dict[str, Any] | None
                        ) -> dict[str, Any]:
     """The Interaction Callback Response ("Interactions > Receiving and Responding"):
     ``{"interaction", "resource"}``. The ``response_message_*`` fields are there only
     when the response made a message (they are optional, not nullable: a response
     without a message, autocomplete or a modal, has none; hikari reads the id as a
     snowflake whenever the key is present)."""
-    interaction: dict[str, Any] = {"id": record["id"], "type": record["payload"]["type"],
+    interaction: dict[str, Any] = {"id": record.id, "type": record.payload["type"],
                                    "activity_instance_id": None}
     resource: dict[str, Any] = {"type": kind}
     if message is not None:
@@ -381,8 +381,8 @@ def _callback_response(record: dict[str, Any], kind: int, message: dict[str, Any
     return {"interaction": interaction, "resource": resource}
 
 
-def application_of(call: Call, record: Mapping[str, Any]) -> Application:
-    app = call.store.application(record["application_id"])
+def application_of(call: Call, record: Interaction) -> Application:
+    app = call.store.application(record.application_id)
     if app is None:
         raise error_replies.unknown("application")
     return app

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from cmdsync.emulator.domain.objects import Interaction
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
 
@@ -72,17 +73,15 @@ class InteractionRows(SQLiteStore):
                     None if response is None else json.dumps(dict(response))))
 
     def interaction(self, db: sqlite3.Connection, *, interaction_id: str | None = None,
-                    token: str | None = None) -> dict[str, Any] | None:
-        """``{"id", "application_id", "token", "created_at", "payload", "response"}``
-        by id or by token, or None."""
+                    token: str | None = None) -> Interaction | None:
+        """The interaction by id or by token, or None."""
         column, value = ("id", interaction_id) if interaction_id is not None else ("token", token)
         row = db.execute(f"SELECT * FROM interactions WHERE {column} = ?", (value,)).fetchone()
         if row is None:
             return None
-        return {"id": row["id"], "application_id": row["application_id"],
-                "token": row["token"], "created_at": row["created_at"],
-                "payload": json.loads(row["payload"]),
-                "response": None if row["response"] is None else json.loads(row["response"])}
+        return Interaction(row["id"], row["application_id"], row["token"], row["created_at"],
+                           json.loads(row["payload"]),
+                           None if row["response"] is None else json.loads(row["response"]))
 
     def save_message(self, db: sqlite3.Connection, interaction_id: str, body: Mapping[str, Any],
                      *, original: bool) -> None:
