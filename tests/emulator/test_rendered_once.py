@@ -91,3 +91,21 @@ async def test_the_same_body_in_two_scopes_answers_each_its_own(
     assert {c["id"] for c in in_guild}.isdisjoint(c["id"] for c in in_global)
     assert all("guild_id" in c and "integration_types" not in c for c in in_guild)
     assert all("guild_id" not in c and "integration_types" in c for c in in_global)
+
+
+@pytest.mark.parametrize("path", SCOPES)
+async def test_a_body_made_again_answers_its_new_id(api: httpx.AsyncClient, path: str) -> None:
+    """A command deleted and made again with the same body: the body's parts are kept,
+    its own id and version are the new command's, and the bytes are json's."""
+    first = (await api.put(path, json=_commands())).json()
+    assert (await api.delete(f"{path}/{first[0]['id']}")).status_code == 204
+    again = await api.post(path, json=_commands()[0])
+    assert again.status_code == 201
+    assert again.content == _as_starlette_writes(again.json())
+    made = again.json()
+    assert made["id"] != first[0]["id"] and made["version"] != first[0]["version"]
+    assert {k: v for k, v in made.items() if k not in ("id", "version")} == {
+        k: v for k, v in first[0].items() if k not in ("id", "version")}
+    listed = await api.get(path, params={"with_localizations": "true"})
+    assert listed.content == _as_starlette_writes(listed.json())
+    assert [c["id"] for c in listed.json()] == [first[1]["id"], made["id"]]

@@ -139,21 +139,51 @@ def commands_json(stored: Iterable[StoredCommand], app: Application, *,
 
 def _encoded(stored: StoredCommand, app: Application, localizations: bool,
              locale: str | None) -> bytes:
-    key = (stored.id, stored.version, stored.guild_id, stored.application_id,
-           app.integration_types, localizations, locale)
-    kept = _ENCODED.get(key)
-    if kept is not None and kept[0] is stored.body:
-        return kept[1]
-    out = _command(stored, app, localizations=localizations, locale=locale)
-    encoded = _encode_command(out).encode("utf-8")
-    _ENCODED[key] = (stored.body, encoded)
+    """The command's JSON: the parts its body makes (kept per body object, kind of scope,
+    installation contexts and way of asking) around its own ``id``, ``application_id``,
+    ``version`` and ``guild_id``, so that a body many commands share (a guild's copy of
+    another's commands, a bulk overwrite's new ids) is encoded once."""
+    mine = (stored.id, stored.version, stored.guild_id, stored.application_id,
+            app.integration_types, localizations, locale)
+    made = _ENCODED.get(mine)
+    if made is not None and made[0] is stored.body:
+        return made[1]  # this very command, asked again (a list after its overwrite)
+    key = (id(stored.body), stored.type, bool(stored.guild_id),
+           None if stored.guild_id else app.integration_types, localizations, locale)
+    kept = _SHAPES.get(key)
+    if kept is None or kept[0] is not stored.body:
+        kept = (stored.body, *_shape(_command(stored, app, localizations=localizations,
+                                              locale=locale)))
+        _SHAPES[key] = kept
+        while len(_SHAPES) > _ENCODED_KEPT:
+            _SHAPES.pop(next(iter(_SHAPES)), None)  # handlers run in threads too
+    _, head, tail = kept
+    place = f',"guild_id":{_STRING(stored.guild_id)}' if stored.guild_id else ""
+    encoded = (f'{{"id":{_STRING(stored.id)},"application_id":'
+               f'{_STRING(stored.application_id)},"version":{_STRING(stored.version)},'
+               f'{head}{place}{tail}}}').encode()
+    _ENCODED[mine] = (stored.body, encoded)
     while len(_ENCODED) > _ENCODED_KEPT:
-        _ENCODED.pop(next(iter(_ENCODED)), None)  # handlers run in threads
+        _ENCODED.pop(next(iter(_ENCODED)), None)
     return encoded
 
 
-# Each command's JSON by command and way of asking, with the body it was made from (a
-# store's bodies are shared per distinct text: another body means another answer).
+def _shape(out: dict[str, Any]) -> tuple[str, str]:
+    """``_dumps(out)`` without its first three keys (``id``, ``application_id``,
+    ``version``) and ``guild_id``: the keys before ``guild_id``, and those after (with
+    their leading comma)."""
+    keys = list(out)[3:]
+    cut = keys.index("guild_id") if "guild_id" in keys else len(keys)
+    head = ",".join(f"{_STRING(k)}:{_fragment(out[k])}" for k in keys[:cut])
+    tail = "".join(f",{_STRING(k)}:{_fragment(out[k])}" for k in keys[cut + 1:])
+    return head, tail
+
+
+# Each body's JSON by body object, kind of scope, installation contexts and way of asking,
+# with the body (a store's bodies are shared per distinct text: another object at the same
+# address is another body).
+_SHAPES: dict[tuple[Any, ...], tuple[dict[str, Any], str, str]] = {}
+# Each command's JSON by command and way of asking, with the body it was made from.
 _ENCODED: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
 _ENCODED_KEPT = 65_536
 _RENDERED_KEPT = 20_000  # rendered options lists, and their parts' JSON
@@ -162,13 +192,6 @@ _RENDERED_KEPT = 20_000  # rendered options lists, and their parts' JSON
 def _dumps(value: Any) -> str:
     """JSON as starlette's ``JSONResponse`` writes it."""
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _encode_command(out: dict[str, Any]) -> str:
-    """``_dumps(out)``, each list or mapping in it (localizations, options: shared by
-    commands alike) encoded once per object."""
-    return "{" + ",".join(f"{_STRING(key)}:{_fragment(value)}"
-                          for key, value in out.items()) + "}"
 
 
 def _fragment(value: Any) -> str:
