@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from cmdsync.emulator.domain.enums import ApplicationFlag
 from cmdsync.emulator.domain.objects import Application
 from cmdsync.errors import UsageError
 from cmdsync.model import (
-    APPLICATION_FLAG_EMBEDDED,
     ChannelType,
     IntegrationType,
     Permission,
@@ -24,12 +24,11 @@ FIXTURE_SECTIONS = ("roles", "members", "channels", "messages")
 # Application flags a seed may name (Discord's "Application Object": Application Flags):
 # the privileged intents' (the Developer Portal's switches; without one, an IDENTIFY that
 # asks for its intent is closed with 4014), and EMBEDDED (an Activity).
-FLAG_NAMES = {
-    "gateway_presence": 1 << 12, "gateway_presence_limited": 1 << 13,
-    "gateway_guild_members": 1 << 14, "gateway_guild_members_limited": 1 << 15,
-    "embedded": APPLICATION_FLAG_EMBEDDED,
-    "gateway_message_content": 1 << 18, "gateway_message_content_limited": 1 << 19,
-}
+FLAG_NAMES = {str(flag.name).lower(): int(flag) for flag in (
+    ApplicationFlag.GATEWAY_PRESENCE, ApplicationFlag.GATEWAY_PRESENCE_LIMITED,
+    ApplicationFlag.GATEWAY_GUILD_MEMBERS, ApplicationFlag.GATEWAY_GUILD_MEMBERS_LIMITED,
+    ApplicationFlag.EMBEDDED, ApplicationFlag.GATEWAY_MESSAGE_CONTENT,
+    ApplicationFlag.GATEWAY_MESSAGE_CONTENT_LIMITED)}
 
 
 def check_seed(data: Any, source: str = "seed", *, complete: bool = True) -> None:

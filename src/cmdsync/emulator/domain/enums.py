@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 
-from cmdsync.model import IntegrationType
+from cmdsync.model import APPLICATION_FLAG_EMBEDDED, IntegrationType
 
 __all__ = [
     "ALL_INTENTS",
@@ -87,7 +87,7 @@ class ApplicationFlag(enum.IntFlag):
     GATEWAY_GUILD_MEMBERS = 1 << 14
     GATEWAY_GUILD_MEMBERS_LIMITED = 1 << 15
     VERIFICATION_PENDING_GUILD_LIMIT = 1 << 16
-    EMBEDDED = 1 << 17
+    EMBEDDED = APPLICATION_FLAG_EMBEDDED  # 1 << 17, an Activity (manifests use it too)
     GATEWAY_MESSAGE_CONTENT = 1 << 18
     GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19
     APPLICATION_COMMAND_BADGE = 1 << 23
