@@ -111,6 +111,15 @@ class Request:
     endpoint: str | None = None
     wait: float = 0.0
     follow_ups: int = 0
+    # kind "component": the component (custom_id, or a button's label) on message_id and
+    # a select's values; kind "modal_submit": the modal of interaction modal_of, its
+    # text inputs' fields by custom_id
+    message_id: str | None = None
+    custom_id: str | None = None
+    label: str | None = None
+    values: tuple[str, ...] | None = None
+    modal_of: str | None = None
+    fields: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass
@@ -300,11 +309,17 @@ async def _set_endpoint(client: httpx.AsyncClient, bot_token: str, url: str) -> 
 
 
 async def _post(client: httpx.AsyncClient, app_id: str, request: Request) -> Invoked:
-    body = {"application_id": app_id, "kind": request.kind, "line": request.line,
-            "name": request.name, "target_id": request.target,
-            "autocomplete": request.autocomplete, "guild_id": request.guild,
-            "channel_id": request.channel, "user_id": request.user, "locale": request.locale,
-            "context": request.context}
+    body: dict[str, Any] = {
+        "application_id": app_id, "kind": request.kind, "line": request.line,
+        "name": request.name, "target_id": request.target,
+        "autocomplete": request.autocomplete, "guild_id": request.guild,
+        "channel_id": request.channel, "user_id": request.user, "locale": request.locale,
+        "context": request.context}
+    if request.kind in ("component", "modal_submit"):  # what the user acts on, not a command
+        body.update(message_id=request.message_id, custom_id=request.custom_id,
+                    label=request.label, modal_of=request.modal_of,
+                    values=None if request.values is None else list(request.values),
+                    fields=None if request.fields is None else dict(request.fields))
     response = await _call(client, "POST", "/_emulator/interactions", json=body)
     answer = _json(response)
     if response.status_code == 200:

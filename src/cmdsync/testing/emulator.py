@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
@@ -51,7 +51,9 @@ class Invocation:
     ``channel_messages`` the messages the bot sent to channels meanwhile
     (``interaction.channel.send``: the channel message routes);
     ``interaction`` the interaction the bot received; ``exchange`` all of it as
-    the emulator recorded it.
+    the emulator recorded it. ``message`` is the message the answer shows, to click
+    or choose on next: the reply, or, after a component's UPDATE_MESSAGE (or
+    DEFERRED_UPDATE_MESSAGE and its edit), the message the component is on as it is now.
     """
 
     response_type: str | None
@@ -66,6 +68,7 @@ class Invocation:
     channel_messages: list[dict[str, Any]] = field(default_factory=list)
     interaction: dict[str, Any] = field(default_factory=dict, repr=False)
     exchange: dict[str, Any] = field(default_factory=dict, repr=False)
+    message: dict[str, Any] | None = field(default=None, repr=False)
 
     @classmethod
     def from_exchange(cls, exchange: Mapping[str, Any],
@@ -77,18 +80,21 @@ class Invocation:
         data = response.get("data") or {}
         messages = list(exchange.get("messages") or [])
         original = next((m for m in messages if m.get("type") in _ORIGINAL_TYPES), None)
+        updated = exchange.get("updated")  # a component's message its answer updated
         flags = int((original or data).get("flags") or 0)
         return cls(
             response_type=CALLBACK_TYPES.get(kind, str(kind)) if kind is not None else None,
-            content=(original or {}).get("content") if original else data.get("content"),
-            embeds=list((original or data).get("embeds") or []),
-            components=list((original or data).get("components") or []),
+            content=(updated or original or {}).get("content") if updated or original
+            else data.get("content"),
+            embeds=list((updated or original or data).get("embeds") or []),
+            components=list((updated or original or data).get("components") or []),
             ephemeral=bool(flags & EPHEMERAL), deferred=kind in (5, 6),
             modal=dict(data) if kind == 9 else None,
             choices=list(data.get("choices") or []) if kind == 8 else [],
             follow_ups=[m for m in messages if m is not original],
             channel_messages=list(channel_messages or []),
-            interaction=dict(exchange.get("interaction") or {}), exchange=dict(exchange))
+            interaction=dict(exchange.get("interaction") or {}), exchange=dict(exchange),
+            message=updated or original)
 
 
 @final
@@ -246,8 +252,6 @@ class DiscordEmulator:
         for a malformed line.
         """
         from cmdsync.runners.invoke import Request
-        from cmdsync.runners.invoke import invoke as run
-        from cmdsync.runners.session import Connection
 
         waited = wait if wait is not None else 3.0 if follow_ups else 0.0
         if guild is None and not dm and self._seed.get("guilds"):
@@ -261,6 +265,71 @@ class DiscordEmulator:
             request = Request(line=line, autocomplete=autocomplete, guild=guild,
                               channel=channel, user=user, locale=locale,
                               wait=waited, follow_ups=follow_ups)
+        return await self._run(request)
+
+    async def click(self, message: Invocation | Mapping[str, Any] | str, *,
+                    label: str | None = None, custom_id: str | None = None,
+                    user: str | None = None, follow_ups: int = 0,
+                    wait: float | None = None) -> Invocation:
+        """Click a button of ``message`` (an :class:`Invocation`, whose message it takes; a
+        message object; or a message id) by its ``label`` or ``custom_id``, as ``user``
+        (default: the user the message answered, else the guild's owner); the bot's
+        answer, as :meth:`invoke` returns it. Raises :class:`InvocationFailed` for what
+        the client would not do (no such button, a disabled or link button, another
+        user's ephemeral message) and for an answer that failed."""
+        return await self._act(message, custom_id=custom_id, label=label, user=user,
+                               follow_ups=follow_ups, wait=wait)
+
+    async def select(self, message: Invocation | Mapping[str, Any] | str,
+                     values: Sequence[str], *, custom_id: str, user: str | None = None,
+                     follow_ups: int = 0, wait: float | None = None) -> Invocation:
+        """Choose ``values`` in the select ``custom_id`` of ``message`` (as :meth:`click`):
+        a string select's options by value or label, a user, role, mentionable or channel
+        select's by id (``resolved`` built as Discord builds it). A value that is not an
+        option, or fewer than ``min_values`` or more than ``max_values``, is refused."""
+        return await self._act(message, custom_id=custom_id, values=tuple(values),
+                               user=user, follow_ups=follow_ups, wait=wait)
+
+    async def submit_modal(self, opened: Invocation, fields: Mapping[str, str], *,
+                           user: str | None = None, follow_ups: int = 0,
+                           wait: float | None = None) -> Invocation:
+        """Submit the modal the bot answered ``opened`` with (its ``response_type`` is
+        ``MODAL``), the text inputs' values by ``custom_id``. A required input left out,
+        a value outside its length, or an unknown ``custom_id`` is refused."""
+        from cmdsync.runners.invoke import Request
+
+        shown = opened.interaction
+        who = user or ((shown.get("member") or {}).get("user") or shown.get("user") or {}
+                       ).get("id")
+        return await self._run(Request(
+            kind="modal_submit", modal_of=str(shown.get("id")), fields=tuple(fields.items()),
+            user=who, wait=wait if wait is not None else 3.0 if follow_ups else 0.0,
+            follow_ups=follow_ups))
+
+    async def _act(self, message: Invocation | Mapping[str, Any] | str, *,
+                   custom_id: str | None = None, label: str | None = None,
+                   values: tuple[str, ...] | None = None, user: str | None,
+                   follow_ups: int, wait: float | None) -> Invocation:
+        from cmdsync.runners.invoke import Request
+
+        if isinstance(message, Invocation):
+            if message.message is None:
+                raise InvocationFailed("that answer shows no message to act on (its "
+                                       f"response was {message.response_type})")
+            message = message.message
+        found = message if isinstance(message, Mapping) else None
+        message_id = str(found["id"]) if found is not None else str(message)
+        shown = ((found or {}).get("interaction_metadata") or {}).get("user") or {}
+        return await self._run(Request(
+            kind="component", message_id=message_id, custom_id=custom_id, label=label,
+            values=values, user=user or shown.get("id"),
+            wait=wait if wait is not None else 3.0 if follow_ups else 0.0,
+            follow_ups=follow_ups))
+
+    async def _run(self, request: Any) -> Invocation:
+        from cmdsync.runners.invoke import invoke as run
+        from cmdsync.runners.session import Connection
+
         connection = Connection(api_url=self.api_url)
         env = {"DISCORD_BOT_TOKEN": self.bot_token}
         invoked = await asyncio.to_thread(run, connection, request,

@@ -18,7 +18,10 @@ __all__ = [
     "ALL_INTENTS",
     "PRIVILEGED",
     "ApplicationFlag",
+    "ButtonStyle",
     "CallbackType",
+    "ComponentType",
+    "Failure",
     "IntegrationType",
     "Intent",
     "InteractionType",
@@ -133,6 +136,11 @@ class Refusal(str, enum.Enum):
     NOT_PERMITTED = "not_permitted"  # permission overwrites, default_member_permissions
     INVALID_OPTION = "invalid_option"  # an option, value or target the client refuses
     NOT_DELIVERED = "not_delivered"  # no interactions endpoint and no bot connected
+    UNKNOWN_MESSAGE = "unknown_message"  # the message a component is on
+    UNKNOWN_COMPONENT = "unknown_component"  # no such button, select or modal field
+    DISABLED = "disabled"  # a disabled component cannot be used
+    NOT_YOURS = "not_yours"  # another user's ephemeral message, or modal
+    INVALID_VALUES = "invalid_values"  # a choice that is not an option, too few or many
 
 
 class Failure(str, enum.Enum):
@@ -142,3 +150,30 @@ class Failure(str, enum.Enum):
     NOT_DELIVERED = "not_delivered"  # no interactions endpoint and no bot connected
     NO_RESPONSE = "no_response"  # nothing acceptable within Discord's 3 seconds
     INVALID_RESPONSE = "invalid_response"  # an answer Discord refuses
+
+
+class ComponentType(enum.IntEnum):
+    """A message component's ``type`` ("Message Components > Component Types")."""
+
+    ACTION_ROW = 1
+    BUTTON = 2
+    STRING_SELECT = 3
+    TEXT_INPUT = 4
+    USER_SELECT = 5
+    ROLE_SELECT = 6
+    MENTIONABLE_SELECT = 7
+    CHANNEL_SELECT = 8
+    SECTION = 9
+    CONTAINER = 17
+    LABEL = 18
+
+
+class ButtonStyle(enum.IntEnum):
+    """A button's ``style``: LINK and PREMIUM send no interaction."""
+
+    PRIMARY = 1
+    SECONDARY = 2
+    SUCCESS = 3
+    DANGER = 4
+    LINK = 5
+    PREMIUM = 6

@@ -9,6 +9,7 @@ member's user, a channel's siblings) are in :mod:`cmdsync.emulator.resources.obj
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator.domain.objects import Application, Channel, Member, Role, SeedMessage, User
@@ -159,3 +160,8 @@ def interaction_channel(channel: Channel, guild_id: str | None, permissions: int
     if guild_id:
         body["guild_id"] = guild_id
     return body
+
+
+def iso(now: float) -> str:
+    """A time (epoch seconds) as Discord writes timestamps (ISO 8601, UTC)."""
+    return datetime.fromtimestamp(now, timezone.utc).isoformat()

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Interaction
 from cmdsync.emulator.interactions import attachments
 from cmdsync.emulator.interactions import response_checks as checks
-from cmdsync.emulator.interactions.responses import DEFERRED, application_of, iso, message_of
+from cmdsync.emulator.interactions.responses import DEFERRED, application_of, message_of
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.model import EPHEMERAL, LOADING
@@ -64,7 +65,7 @@ def edit_message(call: Call) -> Reply:
                          prefix=())
     _await_answer(call)
     with call.store.transaction() as db:
-        record, message = _find_message(call, db)
+        record, message, kept_as = _find_kept(call, db)
         for key in ("content", "embeds", "components"):
             if key in body:
                 message[key] = body[key] if body[key] is not None else (
@@ -73,10 +74,13 @@ def edit_message(call: Call) -> Reply:
             body, call.uploads, message["channel_id"],
             lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])
         message["flags"] = int(message["flags"]) & ~LOADING
-        message["edited_timestamp"] = iso(call.now)
-        call.store.save_message(db, record.id, message,
-                                original=call.params["message_id"] == "@original"
-                                or _is_original(call, db, record.id, message["id"]))
+        message["edited_timestamp"] = payloads.iso(call.now)
+        if kept_as is not None:  # the message a component is on, where it is kept
+            call.store.replace_message(db, kept_as, message)
+        else:
+            call.store.save_message(db, record.id, message,
+                                    original=call.params["message_id"] == "@original"
+                                    or _is_original(call, db, record.id, message["id"]))
     return Reply(200, message)
 
 
@@ -94,11 +98,24 @@ def _is_original(call: Call, db: Any, interaction_id: str, message_id: str) -> b
 
 
 def _find_message(call: Call, db: Any) -> tuple[Interaction, dict[str, Any]]:
+    record, message, _ = _find_kept(call, db)
+    return record, message
+
+
+def _find_kept(call: Call, db: Any) -> tuple[Interaction, dict[str, Any], str | None]:
+    """The interaction, the message the path names, and where it is kept when it is not
+    the interaction's own (``@original`` of a component or modal interaction answered
+    with UPDATE_MESSAGE or DEFERRED_UPDATE_MESSAGE: the message its component is on)."""
     record = _acknowledged(call, db)
     wanted = call.params["message_id"]
     for original, message in call.store.messages(db, record.id):
         if (wanted == "@original" and original) or message["id"] == wanted:
-            return record, message
+            return record, message, None
+    updated = (record.payload.get("message") or {}).get("id")
+    if wanted == "@original" and updated and (record.response or {}).get("type") in (6, 7):
+        found = call.store.any_message(db, updated)
+        if found is not None:
+            return record, found[1], found[0]
     raise error_replies.unknown_message()
 
 

@@ -16,7 +16,7 @@ The checks, in order:
 
 1. the command exists in the scope (guild commands of ``guild_id``, then
    global ones), by its name or the name the client shows in the user's
-   locale (its localization, a fallback's: :mod:`cmdsync.emulator.interactions.command_line`
+   locale (its localization, a fallback's: :mod:`cmdsync.emulator.application_commands.command_line`
    reads the command line, localized names of subcommands, options and
    choices included, and the interaction carries the default names);
 2. read-repair: the client remembers the ``version`` of each global
@@ -54,20 +54,21 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
-from cmdsync.emulator.domain.enums import Refusal
-from cmdsync.emulator.domain.objects import Application, StoredCommand
-from cmdsync.emulator.interactions.command_line import (
+from cmdsync.emulator.application_commands.command_line import (
     Line,
     Refused,
     parse_line,
 )
+from cmdsync.emulator.domain.enums import Refusal
+from cmdsync.emulator.domain.objects import Application, StoredCommand
+from cmdsync.emulator.interactions.components import prepare_component, prepare_modal
 from cmdsync.emulator.interactions.options import MAX_STRING, read_options, read_target, snowflake
 from cmdsync.emulator.interactions.payload import (
     ATTACHMENT_SIZE_LIMIT,
     app_permissions,
     interaction_payload,
 )
-from cmdsync.emulator.interactions.place import Invocation, place_of
+from cmdsync.emulator.interactions.place import ACTIONS, Invocation, place_of
 from cmdsync.emulator.interactions.visibility import (
     APPLY_FIRST,
     Decision,
@@ -96,10 +97,11 @@ class Outdated(EmulatorError):
 
 @dataclass
 class Prepared:
-    """A checked invocation: the command, the interaction payload and its token."""
+    """A checked invocation: the command (None for a component or a modal), the
+    interaction payload and its token."""
 
     app: Application
-    command: StoredCommand
+    command: StoredCommand | None
     payload: dict[str, Any]
     token: str
     outdated: bool = False
@@ -121,6 +123,11 @@ def prepare(store: Store, db: sqlite3.Connection, invocation: Invocation, *,
         raise Refused(Refusal.UNKNOWN_LOCALE,
                       f"unknown locale {invocation.locale!r}: use one of Discord's "
                       "(en-US, fr, pt-BR, ...)")
+    if invocation.kind in ACTIONS:  # a component used, a modal submitted: no command
+        prepare_action = prepare_component if invocation.kind == "component" else prepare_modal
+        app, payload, token = prepare_action(store, db, invocation,
+                                             interaction_id=interaction_id)
+        return Prepared(app, None, payload, token)
     if invocation.kind == "message" and invocation.guild_id and not invocation.channel_id:
         message = store.seed_message(invocation.guild_id,
                                 snowflake(invocation.target_id or ""))

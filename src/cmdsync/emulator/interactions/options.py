@@ -9,11 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from cmdsync.emulator.domain import payloads
-from cmdsync.emulator.domain.enums import Refusal
-from cmdsync.emulator.domain.objects import StoredCommand, User
-from cmdsync.emulator.domain.payloads import fixture_message
-from cmdsync.emulator.interactions.command_line import (
+from cmdsync.emulator.application_commands.command_line import (
     Line,
     Refused,
     choice_value,
@@ -21,6 +17,10 @@ from cmdsync.emulator.interactions.command_line import (
     read_line,
     shown_name,
 )
+from cmdsync.emulator.domain import payloads
+from cmdsync.emulator.domain.enums import Refusal
+from cmdsync.emulator.domain.objects import StoredCommand, User
+from cmdsync.emulator.domain.payloads import fixture_message
 from cmdsync.emulator.interactions.place import Invocation, Where
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import (

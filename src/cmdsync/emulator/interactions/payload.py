@@ -21,13 +21,14 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024  # bytes, a guild without boosts
 def interaction_payload(app: Application, invocation: Invocation, where: Where,
                         data: dict[str, Any],
              owners: dict[str, str], token: str, interaction_id: str,
-             app_permissions: int) -> dict[str, Any]:
+             app_permissions: int, kind: InteractionType | None = None) -> dict[str, Any]:
     guild = where.guild
     user = payloads.seeded_user(where.user)
     payload: dict[str, Any] = {
         "id": interaction_id, "application_id": app.id,
-        "type": int(InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE if invocation.autocomplete
-                    else InteractionType.APPLICATION_COMMAND),
+        "type": int(kind if kind is not None
+                    else InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE
+                    if invocation.autocomplete else InteractionType.APPLICATION_COMMAND),
         "data": data, "token": token, "version": 1, "locale": invocation.locale,
         "context": int(where.context), "authorizing_integration_owners": owners,
         "attachment_size_limit": ATTACHMENT_SIZE_LIMIT, "entitlements": [],

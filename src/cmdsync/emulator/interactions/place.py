@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cmdsync.emulator.application_commands.command_line import (
+    Refused,
+)
 from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import Channel, Guild, Member, User
 from cmdsync.emulator.domain.payloads import dm_channel_id
 from cmdsync.emulator.domain.permissions import EVERYONE as EVERYONE_PERMISSIONS
-from cmdsync.emulator.interactions.command_line import (
-    Refused,
-)
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import (
     ChannelType,
@@ -26,6 +26,8 @@ CONTEXT_NAMES = {"guild": InteractionContext.GUILD, "bot_dm": InteractionContext
                  "private_channel": InteractionContext.PRIVATE_CHANNEL}
 KINDS = {"chat_input": CommandType.CHAT_INPUT, "user": CommandType.USER,
          "message": CommandType.MESSAGE}
+# What a user does that is not running a command: using a component, submitting a modal.
+ACTIONS = ("component", "modal_submit")
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,13 @@ class Invocation:
 
     ``kind`` is ``chat_input`` (with ``line``, e.g. ``/mod ban user:<@1>
     reason:"spam"``), ``user`` or ``message`` (with ``name`` and
-    ``target_id``). ``guild_id`` None means a DM with the bot (``context``
-    ``bot_dm``) unless ``context`` is ``private_channel``. ``user_id`` None
-    is the guild's owner (or the first user fixture); ``channel_id`` None
-    the guild's first text channel.
+    ``target_id``), ``component`` (a click or a choice on the message ``message_id``:
+    the component by ``custom_id`` or, for a button, ``label``; a select's ``values``)
+    or ``modal_submit`` (the modal the interaction ``modal_of`` was answered with,
+    its text inputs' ``fields`` by ``custom_id``). ``guild_id`` None means a DM with
+    the bot (``context`` ``bot_dm``) unless ``context`` is ``private_channel``.
+    ``user_id`` None is the guild's owner (or the first user fixture); ``channel_id``
+    None the guild's first text channel.
     """
 
     application_id: str
@@ -51,6 +56,12 @@ class Invocation:
     user_id: str | None = None
     locale: str = "en-US"
     context: str | None = None
+    message_id: str | None = None
+    custom_id: str | None = None
+    label: str | None = None
+    values: tuple[str, ...] | None = None
+    modal_of: str | None = None
+    fields: tuple[tuple[str, str], ...] | None = None
 
     @classmethod
     def from_json(cls, body: Any) -> Invocation:
@@ -62,19 +73,33 @@ class Invocation:
         if unknown:
             raise Refused(Refusal.INVALID_REQUEST,
                           f"unknown field {unknown[0]!r}: use {', '.join(sorted(known))}")
+        body = dict(body)
         for key, value in body.items():
             if key == "autocomplete":
                 if not isinstance(value, bool):
                     raise Refused(Refusal.INVALID_REQUEST, "autocomplete must be true or false")
+            elif key == "values" and value is not None:
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise Refused(Refusal.INVALID_REQUEST, "values must be a list of strings")
+            elif key == "fields" and value is not None:
+                if not isinstance(value, dict) or not all(
+                        isinstance(v, str) for v in value.values()):
+                    raise Refused(Refusal.INVALID_REQUEST,
+                                  "fields must map text inputs' custom_id to text")
             elif value is not None and not isinstance(value, str):
                 raise Refused(Refusal.INVALID_REQUEST, f"{key} must be a string")
-        if body.get("kind", "chat_input") not in KINDS:
-            raise Refused(Refusal.INVALID_REQUEST, f"kind must be one of {', '.join(KINDS)}")
+        if body.get("kind", "chat_input") not in (*KINDS, *ACTIONS):
+            raise Refused(Refusal.INVALID_REQUEST,
+                          f"kind must be one of {', '.join((*KINDS, *ACTIONS))}")
         if body.get("context") is not None and body["context"] not in CONTEXT_NAMES:
             raise Refused(Refusal.INVALID_REQUEST,
                           f"context must be one of {', '.join(CONTEXT_NAMES)}")
         if not body.get("application_id"):
             raise Refused(Refusal.INVALID_REQUEST, "application_id is required")
+        if body.get("values") is not None:
+            body["values"] = tuple(body["values"])
+        if body.get("fields") is not None:
+            body["fields"] = tuple(body["fields"].items())
         return cls(**body)
 
 

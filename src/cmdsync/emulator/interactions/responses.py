@@ -50,13 +50,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.enums import CallbackType, Failure, InteractionType, Refusal
 from cmdsync.emulator.domain.objects import Application, Interaction
-from cmdsync.emulator.interactions import attachments, delivery
+from cmdsync.emulator.interactions import attachments, components, delivery
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.interactions.invocation import (
     Invocation,
@@ -76,8 +75,13 @@ MESSAGE = CallbackType.CHANNEL_MESSAGE_WITH_SOURCE
 DEFERRED = CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
 AUTOCOMPLETE_RESULT = CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
 MODAL, LAUNCH_ACTIVITY = CallbackType.MODAL, CallbackType.LAUNCH_ACTIVITY
-RESPONSE_TYPES = {InteractionType.APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
-                  InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE: (AUTOCOMPLETE_RESULT,)}
+DEFERRED_UPDATE, UPDATE = CallbackType.DEFERRED_UPDATE_MESSAGE, CallbackType.UPDATE_MESSAGE
+RESPONSE_TYPES = {
+    InteractionType.APPLICATION_COMMAND: (MESSAGE, DEFERRED, MODAL, LAUNCH_ACTIVITY),
+    InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE: (AUTOCOMPLETE_RESULT,),
+    InteractionType.MESSAGE_COMPONENT: (MESSAGE, DEFERRED, DEFERRED_UPDATE, UPDATE, MODAL,
+                                        LAUNCH_ACTIVITY),
+    InteractionType.MODAL_SUBMIT: (MESSAGE, DEFERRED, DEFERRED_UPDATE, UPDATE)}
 
 
 class Failed(EmulatorError):
@@ -237,8 +241,9 @@ def exchange(store: Store, interaction_id: str) -> dict[str, Any]:
         if record is None:
             raise error_replies.unknown_interaction()
         messages = [message for _, message in store.messages(db, interaction_id)]
+        updated = components.updated(store, db, record)
     return {"interaction": record.payload, "response": record.response,
-            **store.failure(interaction_id), "messages": messages}
+            **store.failure(interaction_id), "messages": messages, **updated}
 
 
 def record_failure(store: Store, interaction_id: str, failure: str | None,
@@ -293,6 +298,12 @@ def respond(store: Store, db: Any, app: Application, record: Interaction, body: 
         checks.check_choices(data)
     elif kind == MODAL:
         checks.check_modal(data)
+    elif kind == UPDATE:
+        checks.check_message(attachments.with_uploads(data, uploads), require_content=False)
+        if not payload.get("message"):  # a modal opened by a command has no message
+            raise error_replies.field_error(
+                ("type",), "INTERACTION_CALLBACK_TYPE_INVALID",
+                "UPDATE_MESSAGE is for a component's message: this interaction has none")
     elif kind == LAUNCH_ACTIVITY and not app.flags & APPLICATION_FLAG_EMBEDDED:
         raise error_replies.field_error(
             ("type",), "INTERACTION_LAUNCH_ACTIVITY_NOT_ENABLED",
@@ -300,6 +311,8 @@ def respond(store: Store, db: Any, app: Application, record: Interaction, body: 
     response = {"type": kind, "data": data} if data else {"type": kind}
     store.save_interaction(db, record.id, record.application_id, record.token,
                            record.created_at, payload, response)
+    if kind == UPDATE:
+        components.update_message(store, db, payload["message"]["id"], data, now)
     if kind not in (MESSAGE, DEFERRED):
         return None
     flags = checks.message_flags(data) & EPHEMERAL
@@ -320,7 +333,7 @@ def message_of(store: Store, db: Any, app: Application, payload: Mapping[str, An
         "id": message_id or store.next_snowflake(db, now),
         "type": (20 if command_type == CommandType.CHAT_INPUT else 23) if original else 0,
         "channel_id": payload["channel_id"], "author": payloads.bot_user(app, pii=False),
-        "content": data.get("content") or "", "timestamp": iso(now), "edited_timestamp": None,
+        "content": data.get("content") or "", "timestamp": payloads.iso(now), "edited_timestamp": None,
         "tts": bool(data.get("tts", False)), "mention_everyone": False, "mentions": [],
         "mention_roles": [], "attachments": [], "embeds": list(data.get("embeds") or []),
         "pinned": False, "flags": flags, "components": list(data.get("components") or []),
@@ -333,10 +346,6 @@ def message_of(store: Store, db: Any, app: Application, payload: Mapping[str, An
     if payload.get("guild_id"):
         body["guild_id"] = payload["guild_id"]
     return body
-
-
-def iso(now: float) -> str:
-    return datetime.fromtimestamp(now, timezone.utc).isoformat()
 
 
 # -- the routes the application calls -------------------------------------------------

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmdsync.emulator.application_commands.bodies import command as render_command
-from cmdsync.emulator.domain.enums import Refusal
-from cmdsync.emulator.domain.objects import Application, StoredCommand
-from cmdsync.emulator.domain.permissions import Permissions
-from cmdsync.emulator.interactions.command_line import (
+from cmdsync.emulator.application_commands.command_line import (
     Refused,
     in_other_locales,
     named,
     parse_line,
 )
+from cmdsync.emulator.domain.enums import Refusal
+from cmdsync.emulator.domain.objects import Application, StoredCommand
+from cmdsync.emulator.domain.permissions import Permissions
 from cmdsync.emulator.interactions.place import KINDS, Invocation, Where
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import (

@@ -38,7 +38,6 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from cmdsync.emulator.domain import payloads
@@ -118,7 +117,7 @@ def create_message(call: Call) -> Reply:
                                    replied_author=replied["author"] if replied else None),
             "attachments": attachments.build(body, call.uploads, channel_id,
                                              lambda: call.store.next_snowflake(db, call.now)),
-            "embeds": rendered_embeds(body.get("embeds")), "timestamp": _iso(call.now),
+            "embeds": rendered_embeds(body.get("embeds")), "timestamp": payloads.iso(call.now),
             "edited_timestamp": None, "flags": checks.message_flags(body),
             "components": list(body.get("components") or []), "id": message_id,
             "channel_id": channel_id, "author": payloads.bot_user(where.app, pii=False),
@@ -190,7 +189,7 @@ def edit_message(call: Call) -> Reply:
             lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])
         if not any(message.get(k) for k in ("content", "embeds", "components", "attachments")):
             raise error_replies.empty_message()
-        message["edited_timestamp"] = _iso(call.now)
+        message["edited_timestamp"] = payloads.iso(call.now)
         _save(db, message)
     return Reply(200, message)
 
@@ -322,7 +321,3 @@ def _number(raw: str | None, name: str, default: int) -> int:
         raise error_replies.field_error((name,), "NUMBER_TYPE_COERCE",
                                         f'Value "{raw}" is not int.')
     return int(raw)
-
-
-def _iso(now: float) -> str:
-    return datetime.fromtimestamp(now, timezone.utc).isoformat()

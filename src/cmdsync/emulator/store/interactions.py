@@ -97,3 +97,23 @@ class InteractionRows(SQLiteStore):
         rows = db.execute("SELECT original, body FROM messages WHERE interaction_id = ? "
                           "ORDER BY length(id), id", (interaction_id,)).fetchall()
         return [(bool(row["original"]), json.loads(row["body"])) for row in rows]
+
+    # -- any message, by id: an interaction's or a channel's -------------------------
+
+    def any_message(self, db: sqlite3.Connection, message_id: str
+                    ) -> tuple[str, dict[str, Any]] | None:
+        """``(kept_as, message)``: ``kept_as`` is ``"interaction"`` (a response or
+        follow-up) or ``"channel"`` (sent to a channel, or the seed's); None if unknown."""
+        row = db.execute("SELECT body FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is not None:
+            return "interaction", json.loads(row["body"])
+        row = db.execute("SELECT body FROM channel_messages WHERE id = ?",
+                         (message_id,)).fetchone()
+        return ("channel", json.loads(row["body"])) if row is not None else None
+
+    def replace_message(self, db: sqlite3.Connection, kept_as: str,
+                        message: Mapping[str, Any]) -> None:
+        """Write ``message`` back where :meth:`any_message` found it."""
+        table = "messages" if kept_as == "interaction" else "channel_messages"
+        db.execute(f"UPDATE {table} SET body = ? WHERE id = ?",
+                   (json.dumps(dict(message)), message["id"]))
