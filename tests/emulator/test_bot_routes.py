@@ -145,3 +145,31 @@ def test_a_token_in_a_path_not_emulated_is_not_repeated(api: httpx.Client) -> No
         assert response.status_code == 404
         assert "secret-token" not in response.text
         assert "{token}" in response.json()["message"]
+
+
+@pytest.mark.parametrize(("method", "path", "route"), [
+    ("DELETE", f"/guilds/{GUILD}/members/{MEMBER}", "DELETE /guilds/{guild_id}/members/{user_id}"),
+    ("PATCH", f"/guilds/{GUILD}/members/{MEMBER}", "PATCH /guilds/{guild_id}/members/{user_id}"),
+    ("PUT", f"/guilds/{GUILD}/bans/{MEMBER}", "PUT /guilds/{guild_id}/bans/{user_id}"),
+])
+def test_a_discord_route_not_emulated_is_a_404_the_log_shows(
+        served: tuple[Emulator, str], api: httpx.Client, method: str, path: str,
+        route: str) -> None:
+    """Issue 36, item 3: kick and a nickname edit were 405 (the path is served for GET),
+    a ban 404, and none was in the request log."""
+    response = api.request(method, path)
+    assert (response.status_code, response.json()) == (404, {
+        "message": f"404: Not Found (not emulated by cmdsync: {method} /api/v10{path})",
+        "code": 0})
+    entry = served[0].log.entries()[-1]
+    assert (entry.method, entry.path, entry.route, entry.status, entry.kind) == (
+        method, f"/api/v10{path}", route, 404, "unserved")
+
+
+def test_a_method_discord_has_no_route_for_stays_405_and_is_logged(
+        served: tuple[Emulator, str], api: httpx.Client) -> None:
+    response = api.request("PUT", f"/users/{MEMBER}")
+    assert (response.status_code, response.json()) == (405, {
+        "message": "405: Method Not Allowed", "code": 0})
+    entry = served[0].log.entries()[-1]
+    assert (entry.route, entry.status) == ("PUT (not a Discord route)", 405)

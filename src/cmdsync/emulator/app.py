@@ -39,7 +39,7 @@ from cmdsync.emulator.gateway import transport as gateway_transport
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.oauth2 import consent
 from cmdsync.emulator.oauth2 import tokens as oauth
-from cmdsync.emulator.reference import access, error_replies, request_body
+from cmdsync.emulator.reference import access, discord_routes, error_replies, request_body
 from cmdsync.emulator.reference.call import Call, Reply
 from cmdsync.emulator.reference.faults import Draw, InjectedFault
 from cmdsync.emulator.reference.log import LogEntry, ratelimit_headers
@@ -52,6 +52,7 @@ CLIENT_CLOSED = 499  # logged for a request whose client left before sending its
 _SNOWFLAKE_PARAMS = ("application_id", "guild_id", "command_id", "interaction_id",
                      "channel_id", "user_id")
 Endpoint = Callable[[Request], Awaitable[Response]]
+_METHODS = ("GET", "PUT", "POST", "PATCH", "DELETE")
 
 
 def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
@@ -68,7 +69,9 @@ def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
     api: list[BaseRoute] = []
     for path in dict.fromkeys(route.path for route in ROUTES):
         methods = {r.method: r for r in ROUTES if r.path == path}
-        api.append(Route(path, _endpoint(methods), methods=list(methods)))
+        # every method: one the emulator does not serve is answered (and logged) by
+        # _endpoint as Discord's route not emulated, or as Discord's 405
+        api.append(Route(path, _endpoint(methods), methods=list(_METHODS)))
     api.append(Route("/oauth2/token", _oauth2_token, methods=["POST"]))
     api.append(Route("/oauth2/token/revoke", _oauth2_revoke, methods=["POST"]))
     authorize = Route("/oauth2/authorize", consent.authorize, methods=["GET", "POST"])
@@ -91,8 +94,10 @@ def create_app(emulator: Emulator, *, hosts: Iterable[str] = (IN_PROCESS_HOST,)
 
 def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
     async def endpoint(request: Request) -> Response:
-        route = methods[request.method if request.method != "HEAD" else "GET"]
+        route = methods.get(request.method if request.method != "HEAD" else "GET")
         emulator: Emulator = request.app.state.emulator
+        if route is None:
+            return _unserved(request, emulator)
         draw = emulator.faults.draw()
         reply, response = None, None
         try:
@@ -243,8 +248,27 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if status == 404 and request.url.path.startswith(API_PREFIXES):
+        return _unserved(request, request.app.state.emulator)
     error = (error_replies.method_not_allowed() if status == 405
              else error_replies.not_emulated(request.method, request.url.path))
+    return _json(error.body(), error.status)
+
+
+def _unserved(request: Request, emulator: Emulator) -> Response:
+    """A request of Discord's API the emulator does not serve: 404 naming it when Discord
+    has the route (or no route of the path at all), 405 for a method no route of a known
+    path has, as Discord answers; logged either way, with Discord's route template."""
+    path = request.url.path
+    bare = next((path[len(p):] for p in API_PREFIXES if path.startswith(p + "/")), path)
+    known = discord_routes.discord_route(request.method, bare)
+    error = (error_replies.method_not_allowed()
+             if known is None and discord_routes.path_known(bare)
+             else error_replies.not_emulated(request.method, path))
+    emulator.log.record(LogEntry(
+        request.method, error_replies.shown_path(path),
+        known or f"{request.method} (not a Discord route)", error.status, emulator.clock(),
+        kind="unserved"))
     return _json(error.body(), error.status)
 
 

@@ -65,11 +65,17 @@ def missing_scope() -> ErrorReply:
 _PATH_TOKEN = re.compile(r"(/(?:webhooks|interactions)/[^/]+/)[^/]+")
 
 
+def shown_path(path: str) -> str:
+    """``path`` with the token of a webhook or interaction path as ``{token}`` (it is a
+    credential)."""
+    return _PATH_TOKEN.sub(r"\1{token}", path)
+
+
 def not_emulated(method: str, path: str) -> ErrorReply:
     """A path the emulator does not serve (Discord may): 404 code 0 naming it, with the
-    token of a webhook or interaction path shown as ``{token}`` (it is a credential)."""
-    shown = _PATH_TOKEN.sub(r"\1{token}", path)
-    return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} {shown})")
+    token of a webhook or interaction path shown as ``{token}``."""
+    return ErrorReply(404, 0, f"404: Not Found (not emulated by cmdsync: {method} "
+                              f"{shown_path(path)})")
 
 
 def method_not_allowed() -> ErrorReply:

@@ -30,7 +30,7 @@ class LogEntry:
     status: int
     time: float
     creates: int = 0
-    kind: str = "read"  # "read", "write" or "token"
+    kind: str = "read"  # "read", "write", "token", or "unserved" (a route not emulated)
     ratelimit: dict[str, str] = field(default_factory=dict)
 
 
@@ -96,7 +96,8 @@ class RequestLog:
 
     def counts(self) -> dict[str, int]:
         """``requests``, ``reads``, ``writes``, ``tokens`` (OAuth2), ``creates``
-        (commands created), ``rate_limited`` (429s), ``errors`` (4xx and 5xx)."""
+        (commands created), ``rate_limited`` (429s), ``errors`` (4xx and 5xx; a route
+        not emulated is an entry of kind ``unserved``)."""
         with self._lock:
             return {key: int(self._counts[key]) for key in (
                 "requests", "reads", "writes", "tokens", "creates", "rate_limited", "errors")}
