@@ -134,8 +134,8 @@ def test_a_run_from_another_origin_or_as_a_plain_form_is_refused(client: TestCli
     assert plain.status_code == 415
     own = client.post("/console/run", json=form, headers={"origin": BASE})
     assert own.status_code == 200
-    assert own.json()["refused"].startswith("The client would not send it: application "
-                                            f"{APPLICATION_ID} has no interactions endpoint URL")
+    assert own.json()["refused"].startswith("The client would not send it: no bot is "
+                                            f"connected for application {APPLICATION_ID}")
 
 
 class _Rows(html.parser.HTMLParser):
@@ -269,7 +269,7 @@ def test_each_cell_of_the_table_is_what_invoke_answers(client: TestClient,
                     "line": f"/{name}" + (f" user:<@{user_id}>" if name == "ban" else "")})
                 message = answer.json()["message"]
                 if cell.allowed:
-                    assert "has no interactions endpoint URL" in message, (name, cell)
+                    assert "no bot is connected for application" in message, (name, cell)
                 else:
                     assert message == cell.rule
     ban = views.permission_table(instance.store, app, _command(instance, ids["ban"]),
@@ -466,8 +466,8 @@ def test_an_undelivered_interaction_says_why_in_the_log(client: TestClient) -> N
     refused = client.post("/_emulator/interactions", json={
         "application_id": APPLICATION_ID, "guild_id": GUILD_ID, "line": "/ping"})
     assert refused.status_code == 400
-    assert "Failed: not delivered: application 111111111111111111 has no interactions " \
-           "endpoint URL and no bot connected" in _text(client.get("/console/log").text)
+    assert "Failed: not delivered: no bot is connected for application " \
+           "111111111111111111" in _text(client.get("/console/log").text)
 
 
 def test_a_failure_is_kept_in_the_state_file(tmp_path: Any) -> None:

@@ -366,6 +366,8 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/testing/invoke.md", 1): check_banner,
     ("docs/testing/invoke.md", 2): covered_by("tests/cli/test_invoke.py::docs_invocations"),
     ("docs/testing/pytest.md", 1): covered_by("tests/testing/test_plugin.py::docs_example"),
+    ("docs/testing/pytest.md", 2): covered_by(
+        "tests/testing/test_components.py::test_a_discordpy_bot_is_clicked_chosen_and_submitted"),
 }
 # Pages whose blocks another test owns entirely.
 OWNED = {

@@ -445,7 +445,7 @@ def test_no_endpoint_and_bad_invocations_are_refused(
     _, api, admin = served
     api.put(GUILD_COMMANDS, json=[chat("ping")])
     no_url = invoke(admin)
-    assert no_url.status_code == 400 and "has no interactions endpoint URL" in \
+    assert no_url.status_code == 400 and "no bot is connected for application" in \
         no_url.json()["message"]
     assert "unknown field 'colour'" in admin.post(
         "/interactions", json={"application_id": APP, "colour": "red"}).json()["message"]

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from cmdsync.emulator.application_commands.command_line import shown_name
 from cmdsync.emulator.instance import Emulator
-from cmdsync.emulator.interactions.command_line import shown_name
 from cmdsync.emulator.interactions.invocation import Invocation, Prepared, Refused, prepare
 from cmdsync.emulator.seed import MEMBER_ID
 from tests.support.emulator import (

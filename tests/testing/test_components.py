@@ -4,7 +4,11 @@ suite would, in a pytester session of its own."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from tests.support import paths
 
 pytest_plugins = ["pytester"]
 pytest.importorskip("discord")
@@ -186,7 +190,16 @@ async def test_a_modal_is_submitted(discord_emulator):
 '''
 
 
+def docs_example() -> str:
+    """The buttons example of docs/testing/pytest.md (a promise: it runs here, with the
+    bot above as its ``make_bot``)."""
+    page = (paths.ROOT / "docs" / "testing" / "pytest.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    return blocks[1]
+
+
 def test_a_discordpy_bot_is_clicked_chosen_and_submitted(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_components=COMPONENT_BOT)
+    pytester.makepyfile(test_components=COMPONENT_BOT + "\n\n@pytest.mark.anyio\n"
+                        + docs_example())
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)

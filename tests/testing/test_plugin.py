@@ -115,6 +115,17 @@ async def test_deferred_then_follow_up(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_more_follow_ups_than_came_is_an_error_naming_how_many(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        with pytest.raises(InvocationFailed) as failed:
+            await discord_emulator.invoke("/slow", follow_ups=2, wait=1)
+    assert str(failed.value).startswith(
+        "asked for 2 follow-ups, 1 came within 1 s: ['one more thing']")
+
+
+@pytest.mark.anyio
 async def test_wait_alone_sees_a_deferred_reply_edited(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
@@ -183,7 +194,7 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 KINDS_BOT = '''

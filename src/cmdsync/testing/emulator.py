@@ -352,7 +352,14 @@ class DiscordEmulator:
 
         sent = messages.sent(self.emulator.store,
                              after=str(invoked.exchange["interaction"]["id"]))
-        return Invocation.from_exchange(invoked.exchange, sent)
+        result = Invocation.from_exchange(invoked.exchange, sent)
+        if len(result.follow_ups) < request.follow_ups:
+            came = len(result.follow_ups)
+            raise InvocationFailed(
+                f"asked for {request.follow_ups} follow-ups, {came} came within "
+                f"{request.wait:g} s: {[m.get('content') for m in result.follow_ups]!r} "
+                "(wait longer with wait=N, or ask for fewer)")
+        return result
 
 
 _SYNC = ("register the bot's commands in this test first: `await bot.tree.sync()`, or "

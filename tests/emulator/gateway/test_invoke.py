@@ -38,8 +38,9 @@ async def test_without_an_endpoint_or_a_connected_bot_invoke_refuses(cli: Any) -
     code, out, err = await cli("--guild", GUILD_ID, "/ping")
     assert (code, out) == (1, "")
     assert err == (
-        f"Refused: application {APP} has no interactions endpoint URL and no bot connected to "
-        "the emulator's gateway: set one (PATCH /applications/@me "
+        f"Refused: no bot is connected for application {APP} (it has no interactions "
+        "endpoint URL, and no session of the emulator's gateway has a connection): set one "
+        "(PATCH /applications/@me "
         '{"interactions_endpoint_url": URL}, or cmdsync invoke --endpoint URL) where your '
         "bot serves interactions, or start your gateway bot against the emulator (GET "
         "/api/v10/gateway/bot)\n")
@@ -116,3 +117,22 @@ async def test_an_endpoint_url_wins_over_a_connected_bot(cli: Any, raw: Any,
     assert code == 1 and "cannot reach http://127.0.0.1:9/interactions" in out
     await bot.send({"op": 1, "d": None})
     assert (await bot.recv())["op"] == 11  # no INTERACTION_CREATE came before the ACK
+
+
+async def test_a_bot_whose_session_only_waits_for_a_resume_is_not_connected(
+        cli: Any, raw: Any, served: Served) -> None:
+    """Issue 36, item 5: the closed bot's session keeps its dispatches for a RESUME, but
+    an interaction is not sent to it: the invocation is refused at once, saying no bot is
+    connected, instead of waiting Discord's 3 seconds for an answer that cannot come."""
+    bot = await raw()
+    await bot.identify(intents=1)
+    await bot.recv()
+    await bot.socket.close(code=4000)  # not 1000: the session stays resumable
+    for _ in range(200):  # the server sees the close: the session waits for a RESUME
+        if not any(s["connected"] for s in served[0].gateway.sessions()):
+            break
+        await asyncio.sleep(0.01)
+    assert [s["connected"] for s in served[0].gateway.sessions()] == [False]
+    code, out, err = await cli("--guild", GUILD_ID, "/ping")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"Refused: no bot is connected for application {APP} ")

@@ -315,15 +315,18 @@ class Gateway:
 
     def dispatch(self, application_id: str, event: str, data: Any, *,
                  guild_id: str | None = None, intent: int | None = None,
-                 one: bool = False) -> int:
+                 one: bool = False, connected: bool = False) -> int:
         """Dispatch ``event`` to the application's sessions: those of the shard of
         ``guild_id`` (shard 0 without one) that asked for ``intent`` (a bit number;
         None: every session); only the first with ``one``. Sessions waiting for a
-        RESUME keep it. Returns how many sessions got it."""
+        RESUME keep it, unless ``connected``: then only sessions with a connection get
+        it. Returns how many sessions got it."""
         with self._lock:
             targets = self._targets(application_id, guild_id, intent)
+            live = [s for s in targets if s.outlet is not None]
+            if connected:
+                targets = live
             if one:
-                live = [s for s in targets if s.outlet is not None]
                 targets = (live or targets)[:1]
             for session in targets:
                 self._dispatch_to(session, event, data)

@@ -150,13 +150,16 @@ def _over_gateway(store: Store, gateway: Events | None, prepared: Prepared,
     or with ``failure`` when it did not within the deadline."""
     app, payload = prepared.app, prepared.payload
     with store.answering(prepared.token) as called_back:
+        # a session only waiting for a RESUME (its bot closed) gets none: the test that
+        # runs it hears at once that no bot is connected, not after Discord's 3 seconds
         sent = gateway.dispatch(app.id, "INTERACTION_CREATE", payload, one=True,
-                                guild_id=payload.get("guild_id")) if gateway else 0
+                                guild_id=payload.get("guild_id"),
+                                connected=True) if gateway else 0
         if not sent:
             refused = Refused(
                 Refusal.NOT_DELIVERED,
-                f"application {app.id} has no interactions endpoint URL and no bot "
-                "connected to the emulator's gateway",
+                f"no bot is connected for application {app.id} (it has no interactions "
+                "endpoint URL, and no session of the emulator's gateway has a connection)",
                 fix="set one (PATCH /applications/@me {\"interactions_endpoint_url\": URL}, "
                 "or cmdsync invoke --endpoint URL) where your bot serves interactions, or "
                 "start your gateway bot against the emulator (GET /api/v10/gateway/bot)")
