@@ -83,7 +83,7 @@ from cmdsync.emulator.interactions.invocation import Invocation, Refused
 from cmdsync.emulator.reference import strict_json
 from cmdsync.emulator.reference.access import foreign_host
 from cmdsync.emulator.reference.error_replies import ErrorReply
-from cmdsync.emulator.resources import messages
+from cmdsync.emulator.resources import message_events, messages
 from cmdsync.emulator.seed import parse_seed
 from cmdsync.errors import UsageError
 
@@ -112,6 +112,8 @@ INDEX: tuple[tuple[str, str, str], ...] = (  # (method, path, what it does)
      "follow-ups and failure included")),
     ("GET", "/_emulator/messages", ("the messages bots sent through the channel routes "
      "(?channel_id=, ?after=)")),
+    ("POST", "/_emulator/messages", ("a seeded user writes {channel_id, user_id, content} "
+     "in a guild channel or their DM: MESSAGE_CREATE to the bots; the message")),
     ("GET", "/_emulator/gateway", "the gateway sessions"),
     ("POST", "/_emulator/gateway/{action}", ("to the gateway connections: drop (close them), "
      "reconnect (op 7), heartbeat (op 1) or dispatch (any event)")),
@@ -128,7 +130,7 @@ def routes() -> list[Route]:
             Route("/config", _guarded(config), methods=["GET", "PUT"]),
             Route("/interactions", _guarded(invoke), methods=["POST"]),
             Route("/interactions/{interaction_id}", _guarded(interaction), methods=["GET"]),
-            Route("/messages", _guarded(channel_messages), methods=["GET"]),
+            Route("/messages", _guarded(channel_messages), methods=["GET", "POST"]),
             *[Route(path, _guarded(handler), methods=methods)
               for path, handler, methods in gateway_rest.admin_routes()]]
 
@@ -222,6 +224,20 @@ async def interaction(request: Request) -> Response:
 
 async def channel_messages(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
+    if request.method == "POST":  # a seeded user writes: MESSAGE_CREATE to the bots
+        try:
+            body = strict_json.loads(request.state.body or b"null")
+            if not isinstance(body, dict) or not isinstance(body.get("content"), str):
+                return _bad("send {channel_id, user_id, content} as a JSON object, the "
+                            "content a string")
+            sent = await run_in_threadpool(
+                message_events.user_sends, emulator.store, emulator.gateway,
+                channel_id=str(body.get("channel_id") or ""),
+                user_id=str(body.get("user_id") or ""), content=body["content"],
+                now=emulator.clock())
+        except (ValueError, UsageError) as exc:
+            return _bad(str(exc))
+        return JSONResponse(sent)
     query = request.query_params
     return JSONResponse({"messages": messages.sent(
         emulator.store, channel_id=query.get("channel_id"), after=query.get("after"))})

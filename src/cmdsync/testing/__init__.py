@@ -14,6 +14,6 @@ See :class:`DiscordEmulator` and :class:`Invocation`.
 """
 
 from cmdsync.emulator.gateway.clients import discord_shaped_token
-from cmdsync.testing.emulator import DiscordEmulator, Invocation, InvocationFailed
+from cmdsync.testing.emulator import DiscordEmulator, Invocation, InvocationFailed, Said
 
-__all__ = ["DiscordEmulator", "Invocation", "InvocationFailed", "discord_shaped_token"]
+__all__ = ["DiscordEmulator", "Invocation", "InvocationFailed", "Said", "discord_shaped_token"]

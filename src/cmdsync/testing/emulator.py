@@ -97,6 +97,15 @@ class Invocation:
             message=updated or original)
 
 
+@dataclass(frozen=True)
+class Said:
+    """A user's message (``message``, as the bots received it in MESSAGE_CREATE) and the
+    messages bots sent to channels after it (``replies``, oldest first)."""
+
+    message: dict[str, Any]
+    replies: list[dict[str, Any]] = field(default_factory=list)
+
+
 @final
 class DiscordEmulator:
     """A served emulator of Discord's API and gateway, for a bot's tests.
@@ -266,6 +275,51 @@ class DiscordEmulator:
                               channel=channel, user=user, locale=locale,
                               wait=waited, follow_ups=follow_ups)
         return await self._run(request)
+
+    async def send_message(self, content: str, *, channel: str | None = None,
+                           user: str | None = None, replies: int = 0,
+                           wait: float | None = None) -> Said:
+        """A seeded user writes ``content`` in ``channel`` (default: the seed's first
+        guild's first text channel; a user's DM channel for a DM) as ``user`` (default:
+        that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
+        (``content`` empty for a bot without the MESSAGE_CONTENT intent, as Discord
+        sends it), so prefix commands and ``on_message`` run. Returns the message and
+        what bots sent to channels after it, once ``replies`` messages came or ``wait``
+        seconds passed (3 by default with ``replies``, else none). Raises
+        :class:`InvocationFailed` for a user or channel the seed lacks, and when fewer
+        than ``replies`` came."""
+        from cmdsync.emulator.resources import message_events, messages
+        from cmdsync.errors import UsageError
+
+        store = self.emulator.store
+        guild = next(iter(self._seed.get("guilds") or []), None)
+        if channel is None and guild is not None:
+            text = [c for c in store.channels(str(guild["id"])) if c["type"] == 0]
+            channel = text[0]["id"] if text else None
+        if user is None:
+            found = store.guild(str(guild["id"])) if guild else None
+            owner = found.get("owner_id") if found else None
+            user = owner or next((u["id"] for u in store.users()), None)
+        try:
+            said = await asyncio.to_thread(
+                message_events.user_sends, store, self.emulator.gateway,
+                channel_id=str(channel or ""), user_id=str(user or ""), content=content,
+                now=self.emulator.clock())
+        except UsageError as exc:
+            raise InvocationFailed(f"the user could not send it: {exc}") from None
+        waited = wait if wait is not None else 3.0 if replies else 0.0
+        deadline = asyncio.get_running_loop().time() + waited
+        while True:
+            sent = [m for m in messages.sent(store, after=said["id"])
+                    if m["author"].get("bot")]
+            if len(sent) >= replies and (replies or not waited) \
+                    or asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        if len(sent) < replies:
+            raise InvocationFailed(f"asked for {replies} replies, {len(sent)} came within "
+                                   f"{waited:g} s: {[m.get('content') for m in sent]!r}")
+        return Said(said, sent)
 
     async def click(self, message: Invocation | Mapping[str, Any] | str, *,
                     label: str | None = None, custom_id: str | None = None,

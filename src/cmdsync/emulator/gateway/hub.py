@@ -315,12 +315,15 @@ class Gateway:
 
     def dispatch(self, application_id: str, event: str, data: Any, *,
                  guild_id: str | None = None, intent: int | None = None,
-                 one: bool = False, connected: bool = False) -> int:
+                 one: bool = False, connected: bool = False,
+                 shaped: Callable[[int], Any] | None = None) -> int:
         """Dispatch ``event`` to the application's sessions: those of the shard of
         ``guild_id`` (shard 0 without one) that asked for ``intent`` (a bit number;
         None: every session); only the first with ``one``. Sessions waiting for a
         RESUME keep it, unless ``connected``: then only sessions with a connection get
-        it. Returns how many sessions got it."""
+        it. With ``shaped``, each session gets ``shaped(its intents)`` instead of
+        ``data`` (a message without its content for one that did not ask for
+        MESSAGE_CONTENT). Returns how many sessions got it."""
         with self._lock:
             targets = self._targets(application_id, guild_id, intent)
             live = [s for s in targets if s.outlet is not None]
@@ -329,7 +332,8 @@ class Gateway:
             if one:
                 targets = (live or targets)[:1]
             for session in targets:
-                self._dispatch_to(session, event, data)
+                self._dispatch_to(session, event,
+                                  data if shaped is None else shaped(session.intents))
             return len(targets)
 
     def members_requested(self, session: Session, guild_id: str) -> float | None:

@@ -28,10 +28,12 @@ class Events(Protocol):
 
     def dispatch(self, application_id: str, event: str, data: Any, *,
                  guild_id: str | None = None, intent: int | None = None,
-                 one: bool = False, connected: bool = False) -> int:
+                 one: bool = False, connected: bool = False,
+                 shaped: Callable[[int], Any] | None = None) -> int:
         """Dispatch ``event`` to the application's sessions (those of ``guild_id``'s
         shard that asked for ``intent``, a bit number; the first only with ``one``; only
-        connected ones with ``connected``); how many got it."""
+        connected ones with ``connected``; ``shaped(intents)`` to each instead of ``data``
+        when given); how many got it."""
         ...
 
 

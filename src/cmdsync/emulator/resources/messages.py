@@ -48,7 +48,7 @@ from cmdsync.emulator.interactions import attachments
 from cmdsync.emulator.interactions import response_checks as checks
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Reply
-from cmdsync.emulator.resources import objects
+from cmdsync.emulator.resources import message_events, objects
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import EPHEMERAL, Permission
 
@@ -131,6 +131,9 @@ def create_message(call: Call) -> Reply:
                 message["message_reference"]["guild_id"] = where.guild_id
             message["referenced_message"] = replied
         _save(db, message)
+    message_events.dispatch_created(call.store, call.gateway, message,
+                                    guild_id=where.guild_id or None,
+                                    dm_of=None if where.guild_id else where.app.id)
     return Reply(200, message)
 
 

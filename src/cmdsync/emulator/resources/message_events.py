@@ -1,0 +1,114 @@
+"""Messages in channels as the gateway tells bots of them, and a seeded user sending one.
+
+Discord's "Gateway Events > Message Create": a message in a guild goes to the
+applications installed there whose sessions asked for GUILD_MESSAGES, one in a DM
+to the application's sessions that asked for DIRECT_MESSAGES; a guild message
+carries its author's ``member`` (without ``user``). Message content is privileged
+("Gateway > Privileged Intents"): a session without MESSAGE_CONTENT gets ``content``,
+``embeds``, ``attachments`` and ``components`` empty, except in the application's
+own messages, in DMs and in messages that mention its bot.
+
+:func:`user_sends` is what the admin API's ``POST /_emulator/messages`` does: a seeded
+user writes in a guild channel they are a member of, or in their DM with a bot; the
+message is kept with the channel's others and dispatched as MESSAGE_CREATE.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from cmdsync.emulator.domain import payloads
+from cmdsync.emulator.domain.enums import Intent, Refusal
+from cmdsync.emulator.reference.call import Events
+from cmdsync.emulator.resources import objects
+from cmdsync.emulator.store.database import Store
+from cmdsync.errors import UsageError
+
+_HIDDEN = {"content": "", "embeds": [], "attachments": [], "components": []}
+_MENTION = re.compile(r"<@!?([0-9]{1,20})>")
+MAX_CONTENT = 2000  # characters ("Create Message": content)
+
+
+def dispatch_created(store: Store, events: Events | None, message: Mapping[str, Any], *,
+                     guild_id: str | None, dm_of: str | None = None) -> int:
+    """MESSAGE_CREATE for ``message`` (its ``author`` set) in ``guild_id``'s channel, or
+    in the DM of the application ``dm_of``; how many sessions got it."""
+    if events is None:
+        return 0
+    body = dict(message)
+    if guild_id:
+        body["guild_id"] = guild_id
+        member = store.member(guild_id, message["author"]["id"])
+        if member is not None:
+            permissions = store.member_permissions(store.guild(guild_id) or {
+                "id": guild_id, "name": ""}, member["user_id"], member)
+            body["member"] = {key: value for key, value in payloads.interaction_member(
+                member, message["author"], permissions).items()
+                if key not in ("user", "permissions")}
+    mentioned = set(_MENTION.findall(str(message.get("content") or "")))
+    sent = 0
+    for app_id in ([dm_of] if dm_of else store.applications_in(guild_id or "")):
+        whole = bool(dm_of) or message["author"]["id"] == app_id or app_id in mentioned
+        sent += events.dispatch(
+            app_id, "MESSAGE_CREATE", body, guild_id=guild_id,
+            intent=Intent.DIRECT_MESSAGES if dm_of else Intent.GUILD_MESSAGES,
+            shaped=None if whole else _shaped(body))
+    return sent
+
+
+def _shaped(body: dict[str, Any]) -> Any:
+    hidden = {**body, **_HIDDEN}
+
+    def shaped(intents: int) -> dict[str, Any]:
+        return body if intents & (1 << Intent.MESSAGE_CONTENT) else hidden
+
+    return shaped
+
+
+def user_sends(store: Store, events: Events | None, *, channel_id: str, user_id: str,
+               content: str, now: float) -> dict[str, Any]:
+    """A seeded user's message in ``channel_id`` (a guild channel of theirs, or their DM
+    with a bot: see :func:`~cmdsync.emulator.resources.objects.dm_channel`), kept and
+    dispatched; :class:`UsageError` naming what is wrong (the admin API answers 400)."""
+    if store.user(user_id) is None:
+        raise UsageError(f"no user {user_id} in the emulator: add it to the seed's users "
+                         f"({Refusal.UNKNOWN_USER.value})")
+    if not isinstance(content, str) or not 1 <= len(content) <= MAX_CONTENT:
+        raise UsageError(f"content must be 1 to {MAX_CONTENT} characters")
+    found = store.find_channel(channel_id)
+    dm_of = None
+    if found is not None:
+        guild_id: str | None = found[0]
+        if store.member(found[0], user_id) is None:
+            raise UsageError(f"user {user_id} is not a member of guild {found[0]}: add it "
+                             f"to the guild's members ({Refusal.NOT_A_MEMBER.value})")
+    else:
+        dm = objects.find_dm(store, channel_id)
+        if dm is None:
+            raise UsageError(f"no channel {channel_id}: give a guild channel, or a user's "
+                             f"DM channel ({Refusal.UNKNOWN_CHANNEL.value})")
+        guild_id, dm_of = None, _dm_application(store)
+    author = objects.user(store, user_id) or payloads.user(user_id)
+    with store.transaction() as db:
+        message = {"id": store.next_snowflake(db, now), "type": 0, "channel_id": channel_id,
+                   "author": author, "content": content, "timestamp": payloads.iso(now),
+                   "edited_timestamp": None, "tts": False, "mention_everyone": False,
+                   "mentions": [m for m in (objects.user(store, i) for i in dict.fromkeys(
+                       _MENTION.findall(content))) if m is not None],
+                   "mention_roles": [], "attachments": [], "embeds": [], "pinned": False,
+                   "flags": 0, "components": []}
+        db.execute("INSERT OR REPLACE INTO channel_messages VALUES (?, ?, ?)",
+                   (message["id"], channel_id, json.dumps(message)))
+    dispatch_created(store, events, message, guild_id=guild_id, dm_of=dm_of)
+    return message
+
+
+def _dm_application(store: Store) -> str:
+    """The application a DM is with: the first seeded one (a DM channel's id names only
+    the user)."""
+    with store.transaction() as db:
+        row = db.execute("SELECT id FROM applications ORDER BY rowid LIMIT 1").fetchone()
+    return str(row["id"]) if row else ""
