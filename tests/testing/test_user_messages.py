@@ -63,11 +63,20 @@ def make_bot(content=True):
     return bot
 
 
+async def seen(bot, count):
+    import asyncio
+    for _ in range(500):  # until the bot's on_message has run for them: at most 5 s
+        if len(bot.seen) >= count:
+            return
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.anyio
 async def test_a_prefix_command_runs_from_a_users_message(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
         said = await discord_emulator.send_message("!ping", user=MEMBER, replies=1)
+        await seen(bot, 2)
     assert [m["content"] for m in said.replies] == ["pong, buyer"]
     assert said.message["author"]["id"] == MEMBER
     # on_message saw the user's message and the bot's own reply (MESSAGE_CREATE too)
@@ -83,6 +92,7 @@ async def test_without_the_message_content_intent_the_content_is_empty(discord_e
             await discord_emulator.send_message("!ping", user=MEMBER, replies=1, wait=0.5)
         mentioned = await discord_emulator.send_message("<@555555555555555555> hi",
                                                         user=MEMBER)
+        await seen(bot, 2)
     assert ("buyer", "") in bot.seen  # the prefix command never ran: no content
     assert ("buyer", "<@555555555555555555> hi") in bot.seen  # a mention keeps it
     assert mentioned.replies == []

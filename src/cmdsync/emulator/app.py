@@ -188,6 +188,8 @@ async def _read_body(request: Request, route: ApiRoute, limit: int
         raw += chunk
         if len(raw) > limit:
             raise error_replies.too_large()
+    if not raw and route.optional_body:
+        return None, ()
     return await request_body.parse(bytes(raw), request.headers.get("content-type", ""),
                                     forms=route.forms)
 

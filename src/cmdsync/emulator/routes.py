@@ -33,7 +33,7 @@ from cmdsync.emulator.interactions import follow_ups
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Handler, Reply
-from cmdsync.emulator.resources import guilds, identity, messages
+from cmdsync.emulator.resources import guilds, identity, messages, moderation
 
 
 def list_commands(call: Call) -> Reply:
@@ -92,7 +92,8 @@ class Route:
     interaction token in the path is the credential). ``forms``: the body may
     be multipart/form-data or form-urlencoded with ``payload_json`` too
     (:mod:`cmdsync.emulator.reference.request_body`), as on Discord's message routes.
-    ``inline``: the handler runs on the server's event loop, not in a worker thread: a
+    ``optional_body``: an empty body is read as none, as Discord reads the PUTs that take
+    an optional one (a ban, a member's role). ``inline``: the handler runs on the server's event loop, not in a worker thread: a
     short one that never waits for another request (the command and permission routes,
     in-memory SQLite work); the others may wait for a bot (an interaction's answer, an
     endpoint's verification) and run in threads.
@@ -105,6 +106,7 @@ class Route:
     auth: bool = True
     forms: bool = False
     inline: bool = False
+    optional_body: bool = False  # an empty body is no body (a ban, a role given), not 50109
 
     @property
     def writes(self) -> bool:
@@ -161,6 +163,18 @@ ROUTES: tuple[Route, ...] = (
     Route("/users/{user_id}", "GET", guilds.get_user, "users"),
     Route("/guilds/{guild_id}", "GET", guilds.get_guild, "guild"),
     Route("/guilds/{guild_id}/members/{user_id}", "GET", guilds.get_member, "members"),
+    Route("/guilds/{guild_id}/members/{user_id}", "PATCH", moderation.edit_member,
+          "members:edit"),
+    Route("/guilds/{guild_id}/members/{user_id}", "DELETE", moderation.kick, "members:kick"),
+    Route("/guilds/{guild_id}/members/{user_id}/roles/{role_id}", "PUT", moderation.add_role,
+          "members:roles", optional_body=True),
+    Route("/guilds/{guild_id}/members/{user_id}/roles/{role_id}", "DELETE",
+          moderation.remove_role, "members:roles"),
+    Route("/guilds/{guild_id}/bans", "GET", moderation.list_bans, "bans"),
+    Route("/guilds/{guild_id}/bans/{user_id}", "GET", moderation.get_ban, "bans"),
+    Route("/guilds/{guild_id}/bans/{user_id}", "PUT", moderation.ban, "bans:edit",
+          optional_body=True),
+    Route("/guilds/{guild_id}/bans/{user_id}", "DELETE", moderation.unban, "bans:edit"),
     Route("/guilds/{guild_id}/channels", "GET", guilds.list_channels, "guild/channels"),
     Route("/guilds/{guild_id}/roles", "GET", guilds.list_roles, "guild/roles"),
     Route(_CHANNEL, "GET", guilds.get_channel, "channel"),

@@ -110,6 +110,7 @@ class Member(_MemberKeys, total=False):
 
     nick: str | None
     roles: list[str]
+    communication_disabled_until: str | None  # a timeout's end (ISO 8601)
 
 
 class Role(TypedDict):

@@ -93,7 +93,9 @@ def seeded_user(seeded: User) -> dict[str, Any]:
 def member(seeded: Member, person: dict[str, Any]) -> dict[str, Any]:
     """A member (``{"user_id", "nick", "roles"}``) as Discord's "Guild Member" object, for
     REST and the gateway alike; ``person`` is its user's object."""
-    return {"avatar": None, "banner": None, "communication_disabled_until": None, "flags": 0,
+    return {"avatar": None, "banner": None,
+            "communication_disabled_until": seeded.get("communication_disabled_until"),
+            "flags": 0,
             "joined_at": JOINED_AT, "nick": seeded.get("nick"), "pending": False,
             "premium_since": None, "roles": list(seeded.get("roles") or []),
             "user": person, "mute": False, "deaf": False}

@@ -18,7 +18,7 @@ from cmdsync.emulator.domain.objects import Channel, Guild, Member, Role, SeedMe
 from cmdsync.emulator.domain.permissions import base_permissions
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
-Kind = Literal["user", "role", "member", "channel", "message", "interaction_failure"]
+Kind = Literal["user", "role", "member", "channel", "message", "ban", "interaction_failure"]
 # The key of each kind's id in its row.
 ID_KEYS: Mapping[str, str] = {"role": "id", "member": "user_id", "channel": "id",
                               "message": "id", "user": "id"}
@@ -111,6 +111,10 @@ class FixtureRows(SQLiteStore):
 
     def seed_messages(self, guild_id: str) -> list[SeedMessage]:
         return cast("list[SeedMessage]", self._all("message", guild_id))
+
+    def bans(self, guild_id: str) -> list[dict[str, Any]]:
+        """The guild's bans, ``{"user_id", "reason"}``, in the order they were made."""
+        return self._all("ban", guild_id)
 
     # -- what members may do ----------------------------------------------------------
 
