@@ -80,6 +80,12 @@ class Flavour(discord.ui.View):
         await interaction.response.send_message("role " + select.values[0].name)
 
 
+class Broken(discord.ui.View):
+    @discord.ui.button(label="Break", custom_id="break")
+    async def broken(self, interaction, button):
+        raise RuntimeError("the button broke")
+
+
 class Feedback(discord.ui.Modal, title="Feedback"):
     text = discord.ui.TextInput(label="Your words", custom_id="words", max_length=20)
 
@@ -106,6 +112,16 @@ def make_bot():
     async def pick(interaction: discord.Interaction) -> None:
         """Pick flavours and a role"""
         await interaction.response.send_message("pick", view=Flavour(), ephemeral=True)
+
+    @bot.tree.command()
+    async def broken(interaction: discord.Interaction) -> None:
+        """Fails"""
+        raise ValueError("out of stock")
+
+    @bot.tree.command()
+    async def fragile(interaction: discord.Interaction) -> None:
+        """A button that fails"""
+        await interaction.response.send_message("careful", view=Broken())
 
     @bot.tree.command()
     async def feedback(interaction: discord.Interaction) -> None:
@@ -172,6 +188,28 @@ async def test_choosing_in_selects(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_a_handler_that_raises_fails_the_test_with_its_exception(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        with pytest.raises(InvocationFailed) as command:
+            await discord_emulator.invoke("/broken")
+        fragile = await discord_emulator.invoke("/fragile")
+        with pytest.raises(InvocationFailed) as button:
+            await discord_emulator.click(fragile, label="Break")
+    said = str(command.value)
+    assert said.startswith("This interaction failed: the bot's handler raised "
+                           "ValueError: out of stock")
+    assert 'raise ValueError("out of stock")' in said  # the bot's own traceback
+    # the emulator heard it too, and stopped waiting for an answer (not Discord's 3 s)
+    assert "(the application did not respond: its handler raised ValueError: out of " \
+           "stock)" in said
+    assert isinstance(command.value.__cause__, ValueError)
+    assert "RuntimeError: the button broke" in str(button.value)
+    assert command.value.__cause__.__traceback__ is not None
+
+
+@pytest.mark.anyio
 async def test_a_modal_is_submitted(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
@@ -202,4 +240,4 @@ def test_a_discordpy_bot_is_clicked_chosen_and_submitted(pytester: pytest.Pytest
     pytester.makepyfile(test_components=COMPONENT_BOT + "\n\n@pytest.mark.anyio\n"
                         + docs_example())
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)

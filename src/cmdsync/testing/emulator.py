@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+import sys
+import traceback
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
@@ -119,6 +121,7 @@ class DiscordEmulator:
 
     def __init__(self, seed: Mapping[str, Any] | str | os.PathLike[str] | None = None) -> None:
         self._seed = self.default_seed = _seed(seed)
+        self._raised: dict[str, BaseException] = {}  # by interaction id: see connect
         self.emulator: Emulator = new_emulator(seed=self._seed)
         self._server: Any = None
         self.base_url = ""
@@ -202,7 +205,7 @@ class DiscordEmulator:
             # (2 s by default); the emulator sends them all at once
             state.guild_ready_timeout = GUILD_READY
         running: asyncio.Task[Any] | None = None
-        with pointed_at(self.base_url, libraries=(library,)):
+        with pointed_at(self.base_url, libraries=(library,)), self._errors_heard(bot, library):
             try:
                 await bot.login(self.bot_token)
                 running = asyncio.create_task(bot.connect(reconnect=True))
@@ -221,6 +224,55 @@ class DiscordEmulator:
                 if running is not None:
                     with contextlib.suppress(Exception, asyncio.CancelledError):
                         await asyncio.wait_for(running, timeout)
+
+    @contextlib.contextmanager
+    def _errors_heard(self, bot: Any, library: str) -> Iterator[None]:
+        """While the bot runs, hear what its handlers raise through the library's error
+        hooks (the command tree's ``on_error``, a view's or a modal's), as the library
+        reports it: the emulator stops waiting for that interaction's answer, and the
+        test fails with the bot's own exception and traceback."""
+        module = sys.modules.get(library)
+        ui = getattr(module, "ui", None)
+        patched: list[tuple[Any, str, Any]] = []
+
+        def heard(interaction: Any, error: BaseException) -> None:
+            error = getattr(error, "original", None) or error  # CommandInvokeError wraps
+            self._raised[str(getattr(interaction, "id", ""))] = error
+            token = getattr(interaction, "token", None)
+            if token:
+                self.emulator.store.raised(str(token), f"{type(error).__name__}: {error}")
+
+        tree = getattr(bot, "tree", None)
+        if tree is not None and hasattr(tree, "on_error"):
+            original_tree = tree.on_error
+
+            async def tree_error(interaction: Any, error: BaseException, *rest: Any) -> None:
+                heard(interaction, error)
+                await original_tree(interaction, error, *rest)
+
+            tree.on_error = tree_error
+        for name in ("View", "Modal"):
+            kind = getattr(ui, name, None)
+            if kind is None or not hasattr(kind, "on_error"):
+                continue
+            original = kind.on_error
+
+            async def ui_error(view: Any, *args: Any, _original: Any = original) -> None:
+                error = next((a for a in args if isinstance(a, BaseException)), None)
+                interaction = next((a for a in args if hasattr(a, "token")), None)
+                if error is not None and interaction is not None:
+                    heard(interaction, error)
+                await _original(view, *args)
+
+            patched.append((kind, "on_error", original))
+            kind.on_error = ui_error
+        try:
+            yield
+        finally:
+            for kind, attribute, original in patched:
+                setattr(kind, attribute, original)
+            if tree is not None and "on_error" in vars(tree):
+                del tree.on_error
 
     @contextlib.asynccontextmanager
     async def _hikari(self, bot: Any, timeout: float) -> AsyncIterator[None]:
@@ -395,6 +447,15 @@ class DiscordEmulator:
             raise InvocationFailed(f"the client would not send it: {invoked.outdated} (the "
                                    "client has the new version now: invoke it again)")
         failure = invoked.exchange.get("failure")
+        raised = self._raised.pop(str((invoked.exchange.get("interaction") or {}).get("id")),
+                                  None)
+        if failure and raised is not None and invoked.exchange.get("failure_code") == \
+                "no_response":  # the bot's own exception, with its traceback
+            told = "".join(traceback.format_exception(type(raised), raised,
+                                                      raised.__traceback__))
+            raise InvocationFailed(f"This interaction failed: the bot's handler raised "
+                                   f"{type(raised).__name__}: {raised} ({failure})\n\n"
+                                   f"{told}") from raised
         if failure:
             from cmdsync.emulator.domain.enums import Failure
 

@@ -168,11 +168,15 @@ def _over_gateway(store: Store, gateway: Events | None, prepared: Prepared,
             raise refused
         called_back.wait(limits.interaction_deadline)
         refusal = store.refusal(prepared.token)
+        raised = store.raised_error(prepared.token)
     if exchange(store, interaction_id)["response"] is None:
-        if refusal:
+        if refusal:  # the root of what the handler may have raised next
             record_failure(store, interaction_id, refused_callback(
                 refusal, f"{limits.interaction_deadline:g} seconds of INTERACTION_CREATE"),
                 Failure.INVALID_RESPONSE)
+        elif raised:
+            record_failure(store, interaction_id, "the application did not respond: its "
+                           f"handler raised {raised}", Failure.NO_RESPONSE)
         else:
             record_failure(store, interaction_id, "the application did not respond: no POST "
                            "/interactions/{id}/{token}/callback within "

@@ -34,6 +34,7 @@ class InteractionRows(SQLiteStore):
                 self._answering.pop(token, None)
                 self._responded.pop(token, None)
                 self._refusals.pop(token, None)
+                self._raised.pop(token, None)
             event.set()
 
     def responded(self, token: str) -> None:
@@ -55,6 +56,22 @@ class InteractionRows(SQLiteStore):
         """Why the last callback for the interaction of ``token`` was refused, if one was."""
         with self._lock:
             return self._refusals.get(token)
+
+    def raised(self, token: str, error: str) -> None:
+        """The bot's handler for the interaction of ``token`` raised ``error`` (its error
+        hook said so): record it and stop waiting for an answer that will not come."""
+        with self._lock:
+            if token not in self._answering:
+                return
+            self._raised[token] = error
+            event = self._responded.get(token)
+        if event is not None:
+            event.set()
+
+    def raised_error(self, token: str) -> str | None:
+        """What :meth:`raised` recorded for the interaction of ``token``, if anything."""
+        with self._lock:
+            return self._raised.get(token)
 
     def wait_for_answer(self, token: str, timeout: float) -> None:
         """Wait at most ``timeout`` seconds while the interaction of ``token`` is

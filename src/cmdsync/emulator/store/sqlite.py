@@ -120,6 +120,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._answering: dict[str, threading.Event] = {}
         self._refusals: dict[str, str] = {}  # why the last callback was refused, by token
+        self._raised: dict[str, str] = {}  # what the bot's handler raised, by token
         self._responded: dict[str, threading.Event] = {}
         self._epoch = 0  # changes when every scope's version does (a rollback, a reset)
         self._versions: dict[tuple[str, str], int] = {}
