@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from importlib import resources
 
 _PARAM = re.compile(r"\{[^}]+\}")
@@ -43,3 +44,26 @@ def discord_route(method: str, path: str) -> str | None:
 def path_known(path: str) -> bool:
     """Whether any route of Discord's has ``path``, by whatever method."""
     return any(pattern.match(path) for _, _, pattern in _patterns())
+
+
+def parity(served: Iterable[tuple[str, str]]) -> list[tuple[str, str, bool]]:
+    """``(method, Discord's path template, emulated)`` for every route of Discord's API,
+    ``served`` being the emulator's ``(method, path)`` (path parameters compared by
+    position, whatever their names)."""
+    mine = {(method, _PARAM.sub("{}", path)) for method, path in served}
+    return [(method, path, (method, _PARAM.sub("{}", path)) in mine)
+            for method, path in routes()]
+
+
+def markdown(served: Iterable[tuple[str, str]]) -> str:
+    """The parity table as Markdown: a row per route, grouped by its first path segment,
+    and how many are emulated."""
+    rows = parity(served)
+    done = sum(emulated for _, _, emulated in rows)
+    said = (f"{done} of Discord's {len(rows)} HTTP routes are emulated; the others answer "
+            "404 naming the route, and the request log shows them.")
+    lines = [said, "", "| route | emulated |", "|---|---|"]
+    for method, path, emulated in sorted(rows, key=lambda r: (r[1].split("/")[1], r[1],
+                                                             r[0])):
+        lines.append(f"| `{method} {path}` | {'yes' if emulated else '-'} |")
+    return "\n".join(lines) + "\n"
