@@ -15,6 +15,8 @@ import datetime
 import discord
 import pytest
 
+from cmdsync.testing import InvocationFailed
+
 OWNER, MEMBER, MOD, BOT = ("777777777777777777", "777777777777777778", "777777777777777779",
                            "555555555555555555")
 GUILD, MODS, BOTS, MUTED = (666666666666666666, "666666666666666670", "666666666666666671",
@@ -71,6 +73,10 @@ def make_bot():
     async def on_member_update(before, after):
         bot.events.append(("update", after.id, after.nick))
 
+    @bot.event
+    async def on_member_join(member):
+        bot.events.append(("join", member.id, [r.id for r in member.roles]))
+
     return bot
 
 
@@ -123,6 +129,23 @@ async def test_the_hierarchy_and_permissions_are_discords(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_users_join_get_roles_and_leave(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await discord_emulator.leave(MEMBER)
+        await discord_emulator.join(MEMBER, roles=[MUTED])
+        await discord_emulator.give_roles(MEMBER, [])
+        with pytest.raises(InvocationFailed, match="no role 1 in guild"):
+            await discord_emulator.join(MOD, roles=["1"])
+        await settle(bot, 3)
+        member = await bot.get_guild(GUILD).fetch_member(int(MEMBER))
+    assert bot.events[:3] == [("remove", int(MEMBER)),
+                              ("join", int(MEMBER), [GUILD, int(MUTED)]),
+                              ("update", int(MEMBER), None)]
+    assert [r.id for r in member.roles] == [GUILD]
+
+
+@pytest.mark.anyio
 async def test_a_nickname_a_role_and_a_timeout(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
@@ -148,4 +171,4 @@ async def test_a_nickname_a_role_and_a_timeout(discord_emulator):
 def test_a_discordpy_bot_moderates(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_moderation=MODERATION_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)

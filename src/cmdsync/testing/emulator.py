@@ -373,6 +373,37 @@ class DiscordEmulator:
                                    f"{waited:g} s: {[m.get('content') for m in sent]!r}")
         return Said(said, sent)
 
+    async def join(self, user: str, *, guild: str | None = None,
+                   roles: Sequence[str] = ()) -> None:
+        """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:
+        the bots get GUILD_MEMBER_ADD (with the GUILD_MEMBERS intent). Raises
+        :class:`InvocationFailed` for an unknown guild, user or role."""
+        await self._members("join", user, guild, list(roles))
+
+    async def leave(self, user: str, *, guild: str | None = None) -> None:
+        """``user`` leaves ``guild``: GUILD_MEMBER_REMOVE."""
+        await self._members("leave", user, guild, [])
+
+    async def give_roles(self, user: str, roles: Sequence[str], *,
+                         guild: str | None = None) -> None:
+        """``user``'s roles in ``guild`` become ``roles``: GUILD_MEMBER_UPDATE."""
+        await self._members("roles", user, guild, list(roles))
+
+    async def _members(self, change: str, user: str, guild: str | None,
+                       roles: list[str]) -> None:
+        guild = guild or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
+        members = self.emulator.members
+        try:
+            if change == "join":
+                await asyncio.to_thread(members.join, guild, user, roles)
+            elif change == "leave":
+                if not await asyncio.to_thread(members.remove, guild, user):
+                    raise KeyError(f"user {user} is not a member of guild {guild}")
+            else:
+                await asyncio.to_thread(members.set_roles, guild, user, roles)
+        except KeyError as exc:
+            raise InvocationFailed(f"the user could not {change}: {exc.args[0]}") from None
+
     async def click(self, message: Invocation | Mapping[str, Any] | str, *,
                     label: str | None = None, custom_id: str | None = None,
                     user: str | None = None, follow_ups: int = 0,

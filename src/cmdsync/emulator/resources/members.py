@@ -29,6 +29,41 @@ class Members:
     def __init__(self, store: Store, events: Events | None) -> None:
         self.store, self.events = store, events
 
+    def join(self, guild_id: str, user_id: str, roles: list[str] | None = None) -> bool:
+        """A seeded user joins the guild (with ``roles``): GUILD_MEMBER_ADD; False if the
+        user is a member already. Raises KeyError for an unknown guild, user or role."""
+        self._known(guild_id, user_id, roles or [])
+        with self.store.transaction() as db:
+            if self.store.member(guild_id, user_id) is not None:
+                return False
+            member: Member = {"user_id": user_id, "roles": list(roles or []), "nick": None}
+            self.store.put_fixture(db, "member", guild_id, user_id, member)
+        body = objects.guild_member(self.store, member) | {"guild_id": guild_id}
+        self._dispatch(guild_id, "GUILD_MEMBER_ADD", body)
+        return True
+
+    def set_roles(self, guild_id: str, user_id: str, roles: list[str]) -> None:
+        """The member's roles become ``roles``: GUILD_MEMBER_UPDATE. KeyError for an
+        unknown guild, member or role."""
+        self._known(guild_id, user_id, roles)
+        with self.store.transaction() as db:
+            member = self.store.member(guild_id, user_id)
+            if member is None:
+                raise KeyError(f"user {user_id} is not a member of guild {guild_id}")
+            member = {**member, "roles": list(roles)}
+            self.store.put_fixture(db, "member", guild_id, user_id, member)
+        body = objects.guild_member(self.store, member) | {"guild_id": guild_id}
+        self._dispatch(guild_id, "GUILD_MEMBER_UPDATE", body)
+
+    def _known(self, guild_id: str, user_id: str, roles: list[str]) -> None:
+        if self.store.guild(guild_id) is None:
+            raise KeyError(f"no guild {guild_id} in the emulator")
+        if self.store.user(user_id) is None:
+            raise KeyError(f"no user {user_id} in the emulator: add it to the seed's users")
+        unknown = [r for r in roles if self.store.role(guild_id, r) is None]
+        if unknown:
+            raise KeyError(f"no role {unknown[0]} in guild {guild_id}")
+
     def remove(self, guild_id: str, user_id: str) -> bool:
         """Delete the member and dispatch GUILD_MEMBER_REMOVE; False if there is none."""
         with self.store.transaction() as db:
