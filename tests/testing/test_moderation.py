@@ -134,6 +134,7 @@ async def test_users_join_get_roles_and_leave(discord_emulator):
     async with discord_emulator.connect(bot):
         await discord_emulator.leave(MEMBER)
         await discord_emulator.join(MEMBER, roles=[MUTED])
+        await settle(bot, 2)  # the join heard before the update changes the cached member
         await discord_emulator.give_roles(MEMBER, [])
         with pytest.raises(InvocationFailed, match="no role 1 in guild"):
             await discord_emulator.join(MOD, roles=["1"])
