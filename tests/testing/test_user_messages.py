@@ -60,6 +60,14 @@ def make_bot(content=True):
     async def on_message(message):
         bot.seen.append((message.author.name, message.content))
 
+    @bot.listen()
+    async def on_raw_reaction_add(event):
+        bot.seen.append(("add", event.user_id, str(event.emoji)))
+
+    @bot.listen()
+    async def on_raw_reaction_remove(event):
+        bot.seen.append(("remove", event.user_id, str(event.emoji)))
+
     return bot
 
 
@@ -99,6 +107,23 @@ async def test_without_the_message_content_intent_the_content_is_empty(discord_e
 
 
 @pytest.mark.anyio
+async def test_users_react_to_a_bots_message(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        said = await discord_emulator.send_message("!ping", user=MEMBER, replies=1)
+        reply = said.replies[0]
+        once = await discord_emulator.react(reply, "👍", user=MEMBER)
+        twice = await discord_emulator.react(reply, "👍", user=OWNER)
+        gone = await discord_emulator.react(reply, "👍", user=MEMBER, remove=True)
+        await seen(bot, 5)
+    assert [r["count"] for r in once["reactions"]] == [1]
+    assert [(r["count"], r["emoji"]["name"]) for r in twice["reactions"]] == [(2, "👍")]
+    assert [r["count"] for r in gone["reactions"]] == [1]
+    assert [s for s in bot.seen if s[0] in ("add", "remove")] == [
+        ("add", int(MEMBER), "👍"), ("add", int(OWNER), "👍"), ("remove", int(MEMBER), "👍")]
+
+
+@pytest.mark.anyio
 async def test_a_user_who_is_not_a_member_cannot_write(discord_emulator):
     with pytest.raises(InvocationFailed, match="user 1 .*|no user 1 in the emulator"):
         await discord_emulator.send_message("hello", user="1")
@@ -108,4 +133,4 @@ async def test_a_user_who_is_not_a_member_cannot_write(discord_emulator):
 def test_a_discordpy_bot_reads_users_messages(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_messages=PREFIX_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)

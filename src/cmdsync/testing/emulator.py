@@ -373,6 +373,30 @@ class DiscordEmulator:
                                    f"{waited:g} s: {[m.get('content') for m in sent]!r}")
         return Said(said, sent)
 
+    async def react(self, message: Invocation | Mapping[str, Any] | str, emoji: str, *,
+                    user: str | None = None, remove: bool = False) -> dict[str, Any]:
+        """``user`` (default: the guild's owner, else the seed's first user) adds the
+        reaction ``emoji`` (``"👍"``, or ``"name:id"`` for a custom emoji) to ``message``
+        (as :meth:`click` takes it), or removes it with ``remove``: the bots get
+        MESSAGE_REACTION_ADD or _REMOVE. Returns the message with its ``reactions``."""
+        from cmdsync.emulator.resources import message_events
+        from cmdsync.errors import UsageError
+
+        if isinstance(message, Invocation):
+            message = message.message or {}
+        message_id = str(message["id"]) if isinstance(message, Mapping) else str(message)
+        if user is None:
+            guild = next(iter(self._seed.get("guilds") or []), None)
+            found = self.emulator.store.guild(str(guild["id"])) if guild else None
+            user = (found.get("owner_id") if found else None) or next(
+                (u["id"] for u in self.emulator.store.users()), "")
+        try:
+            return await asyncio.to_thread(
+                message_events.user_reacts, self.emulator.store, self.emulator.gateway,
+                message_id=message_id, user_id=str(user), emoji=emoji, add=not remove)
+        except UsageError as exc:
+            raise InvocationFailed(f"the user could not react: {exc}") from None
+
     async def join(self, user: str, *, guild: str | None = None,
                    roles: Sequence[str] = ()) -> None:
         """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:

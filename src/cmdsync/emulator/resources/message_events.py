@@ -112,3 +112,53 @@ def _dm_application(store: Store) -> str:
     with store.transaction() as db:
         row = db.execute("SELECT id FROM applications ORDER BY rowid LIMIT 1").fetchone()
     return str(row["id"]) if row else ""
+
+
+def user_reacts(store: Store, events: Events | None, *, message_id: str, user_id: str,
+                emoji: str, add: bool) -> dict[str, Any]:
+    """A seeded user adds (or removes) the reaction ``emoji`` (a unicode emoji, or
+    ``name:id`` for a custom one) on a message: the message's ``reactions`` counts
+    change and the bots get MESSAGE_REACTION_ADD or MESSAGE_REACTION_REMOVE
+    ("Gateway Events", GUILD_MESSAGE_REACTIONS or DIRECT_MESSAGE_REACTIONS); the
+    message as it now is. :class:`UsageError` naming what is unknown."""
+    if store.user(user_id) is None:
+        raise UsageError(f"no user {user_id} in the emulator: add it to the seed's users")
+    name, _, emoji_id = emoji.partition(":")
+    if not name:
+        raise UsageError("name the emoji: a unicode emoji, or name:id for a custom one")
+    shown = {"id": emoji_id or None, "name": name}
+    with store.transaction() as db:
+        found = store.any_message(db, message_id)
+        if found is None:
+            raise UsageError(f"no message {message_id} in the emulator")
+        kept_as, message = found
+        users = (store.fixture("reaction", message_id, emoji) or {}).get("users", [])
+        if (user_id in users) == add:  # already there, or not there: no change, no event
+            return message
+        users = [*users, user_id] if add else [u for u in users if u != user_id]
+        store.put_fixture(db, "reaction", message_id, emoji, {"users": users})
+        bot_id = str((message.get("author") or {}).get("id"))
+        reactions = [r for r in message.get("reactions") or [] if r["emoji"] != shown]
+        if users:
+            reactions.append({"count": len(users), "count_details": {
+                "burst": 0, "normal": len(users)}, "me": bot_id in users, "me_burst": False,
+                "emoji": shown, "burst_colors": []})
+        message["reactions"] = reactions
+        store.replace_message(db, kept_as, message)
+    guild_id = message.get("guild_id") or (found_channel[0] if (
+        found_channel := store.find_channel(message["channel_id"])) else None)
+    body: dict[str, Any] = {"user_id": user_id, "channel_id": message["channel_id"],
+                            "message_id": message_id, "emoji": shown, "burst": False,
+                            "type": 0}
+    if guild_id:
+        body["guild_id"] = guild_id
+    if add:
+        body["message_author_id"] = bot_id
+    if events is not None:
+        for app_id in (store.applications_in(guild_id) if guild_id
+                       else [_dm_application(store)]):
+            events.dispatch(app_id, "MESSAGE_REACTION_ADD" if add
+                            else "MESSAGE_REACTION_REMOVE", body, guild_id=guild_id,
+                            intent=Intent.GUILD_MESSAGE_REACTIONS if guild_id
+                            else Intent.DIRECT_MESSAGE_REACTIONS)
+    return message

@@ -18,7 +18,8 @@ from cmdsync.emulator.domain.objects import Channel, Guild, Member, Role, SeedMe
 from cmdsync.emulator.domain.permissions import base_permissions
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
-Kind = Literal["user", "role", "member", "channel", "message", "ban", "interaction_failure"]
+Kind = Literal["user", "role", "member", "channel", "message", "ban", "reaction",
+               "interaction_failure"]
 # The key of each kind's id in its row.
 ID_KEYS: Mapping[str, str] = {"role": "id", "member": "user_id", "channel": "id",
                               "message": "id", "user": "id"}
