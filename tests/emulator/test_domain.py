@@ -179,13 +179,13 @@ def test_refusals_travel_as_codes_with_their_reason_and_fix() -> None:
 
 def test_the_plugin_words_a_refusal_by_its_code_not_its_text() -> None:
     from cmdsync.emulator.interactions.invocation import APPLY_FIRST
-    from cmdsync.testing.emulator import _SYNC, _in_a_test
+    from cmdsync.testing.results import _SYNC, in_a_test
 
     unknown = {"refusal": "unknown_command", "reason": "no /x", "fix": APPLY_FIRST}
-    assert _in_a_test(f"no /x: {APPLY_FIRST}", unknown) == f"no /x: {_SYNC}"
+    assert in_a_test(f"no /x: {APPLY_FIRST}", unknown) == f"no /x: {_SYNC}"
     typo = {"refusal": "unknown_command", "reason": "no /x", "fix": "did you mean 'y'?"}
-    assert _in_a_test("no /x: did you mean 'y'?", typo) == (
+    assert in_a_test("no /x: did you mean 'y'?", typo) == (
         f"no /x: did you mean 'y'? (or {_SYNC})")
     # the same words under another code are left as they are
     other = {"refusal": "invalid_option", "reason": "no /x", "fix": APPLY_FIRST}
-    assert _in_a_test(f"no /x: {APPLY_FIRST}", other) == f"no /x: {APPLY_FIRST}"
+    assert in_a_test(f"no /x: {APPLY_FIRST}", other) == f"no /x: {APPLY_FIRST}"

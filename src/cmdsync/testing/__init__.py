@@ -14,6 +14,7 @@ See :class:`DiscordEmulator` and :class:`Invocation`.
 """
 
 from cmdsync.emulator.gateway.clients import discord_shaped_token
-from cmdsync.testing.emulator import DiscordEmulator, Invocation, InvocationFailed, Said
+from cmdsync.testing.emulator import DiscordEmulator
+from cmdsync.testing.results import Invocation, InvocationFailed, Said
 
 __all__ = ["DiscordEmulator", "Invocation", "InvocationFailed", "Said", "discord_shaped_token"]

@@ -17,99 +17,23 @@ import os
 import sys
 import traceback
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
-from cmdsync.model import CALLBACK_TYPES, EPHEMERAL
+from cmdsync.testing.results import Invocation, InvocationFailed, in_a_test
+from cmdsync.testing.users import UserActions
 
 if TYPE_CHECKING:
     from cmdsync.emulator.gateway import Gateway
 
-_ORIGINAL_TYPES = (20, 23)  # a message of type CHAT_INPUT_COMMAND or CONTEXT_MENU_COMMAND
 GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
 
 
-class InvocationFailed(AssertionError):
-    """The command did not get an answer: the client refused to send it (``refused``), or
-    the bot did not answer in time or answered what Discord refuses (``failure``).
-    An AssertionError, so that pytest shows it as a failed test with its message."""
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """What the bot answered to one command (Discord's "Receiving and Responding").
-
-    ``response_type`` is the callback type's name (``CHANNEL_MESSAGE_WITH_SOURCE``,
-    ``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``, ``MODAL``,
-    ``APPLICATION_COMMAND_AUTOCOMPLETE_RESULT``...). ``content``, ``embeds``,
-    ``components`` and ``ephemeral`` are the reply's (the original message as
-    the bot left it: after a deferral, its edit); ``deferred`` says the bot
-    deferred; ``modal`` is the modal's ``data``; ``choices`` the autocomplete
-    choices; ``follow_ups`` the follow-up messages that arrived;
-    ``channel_messages`` the messages the bot sent to channels meanwhile
-    (``interaction.channel.send``: the channel message routes);
-    ``interaction`` the interaction the bot received; ``exchange`` all of it as
-    the emulator recorded it. ``message`` is the message the answer shows, to click
-    or choose on next: the reply, or, after a component's UPDATE_MESSAGE (or
-    DEFERRED_UPDATE_MESSAGE and its edit), the message the component is on as it is now.
-    """
-
-    response_type: str | None
-    content: str | None = None
-    embeds: list[dict[str, Any]] = field(default_factory=list)
-    components: list[dict[str, Any]] = field(default_factory=list)
-    ephemeral: bool = False
-    deferred: bool = False
-    modal: dict[str, Any] | None = None
-    choices: list[dict[str, Any]] = field(default_factory=list)
-    follow_ups: list[dict[str, Any]] = field(default_factory=list)
-    channel_messages: list[dict[str, Any]] = field(default_factory=list)
-    interaction: dict[str, Any] = field(default_factory=dict, repr=False)
-    exchange: dict[str, Any] = field(default_factory=dict, repr=False)
-    message: dict[str, Any] | None = field(default=None, repr=False)
-
-    @classmethod
-    def from_exchange(cls, exchange: Mapping[str, Any],
-                      channel_messages: list[dict[str, Any]] | None = None) -> Invocation:
-        """The invocation an exchange of ``GET /_emulator/interactions/{id}`` describes,
-        with the channel messages sent meanwhile."""
-        response = exchange.get("response") or {}
-        kind = response.get("type")
-        data = response.get("data") or {}
-        messages = list(exchange.get("messages") or [])
-        original = next((m for m in messages if m.get("type") in _ORIGINAL_TYPES), None)
-        updated = exchange.get("updated")  # a component's message its answer updated
-        flags = int((original or data).get("flags") or 0)
-        return cls(
-            response_type=CALLBACK_TYPES.get(kind, str(kind)) if kind is not None else None,
-            content=(updated or original or {}).get("content") if updated or original
-            else data.get("content"),
-            embeds=list((updated or original or data).get("embeds") or []),
-            components=list((updated or original or data).get("components") or []),
-            ephemeral=bool(flags & EPHEMERAL), deferred=kind in (5, 6),
-            modal=dict(data) if kind == 9 else None,
-            choices=list(data.get("choices") or []) if kind == 8 else [],
-            follow_ups=[m for m in messages if m is not original],
-            channel_messages=list(channel_messages or []),
-            interaction=dict(exchange.get("interaction") or {}), exchange=dict(exchange),
-            message=updated or original)
-
-
-@dataclass(frozen=True)
-class Said:
-    """A user's message (``message``, as the bots received it in MESSAGE_CREATE) and the
-    messages bots sent to channels after it (``replies``, oldest first)."""
-
-    message: dict[str, Any]
-    replies: list[dict[str, Any]] = field(default_factory=list)
-
-
 @final
-class DiscordEmulator:
+class DiscordEmulator(UserActions):
     """A served emulator of Discord's API and gateway, for a bot's tests.
 
     ``base_url`` is its root (``http://127.0.0.1:PORT``), ``api_url`` the
@@ -328,106 +252,6 @@ class DiscordEmulator:
                               wait=waited, follow_ups=follow_ups)
         return await self._run(request)
 
-    async def send_message(self, content: str, *, channel: str | None = None,
-                           user: str | None = None, replies: int = 0,
-                           wait: float | None = None) -> Said:
-        """A seeded user writes ``content`` in ``channel`` (default: the seed's first
-        guild's first text channel; a user's DM channel for a DM) as ``user`` (default:
-        that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
-        (``content`` empty for a bot without the MESSAGE_CONTENT intent, as Discord
-        sends it), so prefix commands and ``on_message`` run. Returns the message and
-        what bots sent to channels after it, once ``replies`` messages came or ``wait``
-        seconds passed (3 by default with ``replies``, else none). Raises
-        :class:`InvocationFailed` for a user or channel the seed lacks, and when fewer
-        than ``replies`` came."""
-        from cmdsync.emulator.resources import message_events, messages
-        from cmdsync.errors import UsageError
-
-        store = self.emulator.store
-        guild = next(iter(self._seed.get("guilds") or []), None)
-        if channel is None and guild is not None:
-            text = [c for c in store.channels(str(guild["id"])) if c["type"] == 0]
-            channel = text[0]["id"] if text else None
-        if user is None:
-            found = store.guild(str(guild["id"])) if guild else None
-            owner = found.get("owner_id") if found else None
-            user = owner or next((u["id"] for u in store.users()), None)
-        try:
-            said = await asyncio.to_thread(
-                message_events.user_sends, store, self.emulator.gateway,
-                channel_id=str(channel or ""), user_id=str(user or ""), content=content,
-                now=self.emulator.clock())
-        except UsageError as exc:
-            raise InvocationFailed(f"the user could not send it: {exc}") from None
-        waited = wait if wait is not None else 3.0 if replies else 0.0
-        deadline = asyncio.get_running_loop().time() + waited
-        while True:
-            sent = [m for m in messages.sent(store, after=said["id"])
-                    if m["author"].get("bot")]
-            if len(sent) >= replies and (replies or not waited) \
-                    or asyncio.get_running_loop().time() >= deadline:
-                break
-            await asyncio.sleep(0.02)
-        if len(sent) < replies:
-            raise InvocationFailed(f"asked for {replies} replies, {len(sent)} came within "
-                                   f"{waited:g} s: {[m.get('content') for m in sent]!r}")
-        return Said(said, sent)
-
-    async def react(self, message: Invocation | Mapping[str, Any] | str, emoji: str, *,
-                    user: str | None = None, remove: bool = False) -> dict[str, Any]:
-        """``user`` (default: the guild's owner, else the seed's first user) adds the
-        reaction ``emoji`` (``"👍"``, or ``"name:id"`` for a custom emoji) to ``message``
-        (as :meth:`click` takes it), or removes it with ``remove``: the bots get
-        MESSAGE_REACTION_ADD or _REMOVE. Returns the message with its ``reactions``."""
-        from cmdsync.emulator.resources import message_events
-        from cmdsync.errors import UsageError
-
-        if isinstance(message, Invocation):
-            message = message.message or {}
-        message_id = str(message["id"]) if isinstance(message, Mapping) else str(message)
-        if user is None:
-            guild = next(iter(self._seed.get("guilds") or []), None)
-            found = self.emulator.store.guild(str(guild["id"])) if guild else None
-            user = (found.get("owner_id") if found else None) or next(
-                (u["id"] for u in self.emulator.store.users()), "")
-        try:
-            return await asyncio.to_thread(
-                message_events.user_reacts, self.emulator.store, self.emulator.gateway,
-                message_id=message_id, user_id=str(user), emoji=emoji, add=not remove)
-        except UsageError as exc:
-            raise InvocationFailed(f"the user could not react: {exc}") from None
-
-    async def join(self, user: str, *, guild: str | None = None,
-                   roles: Sequence[str] = ()) -> None:
-        """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:
-        the bots get GUILD_MEMBER_ADD (with the GUILD_MEMBERS intent). Raises
-        :class:`InvocationFailed` for an unknown guild, user or role."""
-        await self._members("join", user, guild, list(roles))
-
-    async def leave(self, user: str, *, guild: str | None = None) -> None:
-        """``user`` leaves ``guild``: GUILD_MEMBER_REMOVE."""
-        await self._members("leave", user, guild, [])
-
-    async def give_roles(self, user: str, roles: Sequence[str], *,
-                         guild: str | None = None) -> None:
-        """``user``'s roles in ``guild`` become ``roles``: GUILD_MEMBER_UPDATE."""
-        await self._members("roles", user, guild, list(roles))
-
-    async def _members(self, change: str, user: str, guild: str | None,
-                       roles: list[str]) -> None:
-        guild = guild or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
-        members = self.emulator.members
-        try:
-            if change == "join":
-                await asyncio.to_thread(members.join, guild, user, roles)
-            elif change == "leave":
-                if not await asyncio.to_thread(members.remove, guild, user):
-                    raise KeyError(f"user {user} is not a member of guild {guild}")
-            else:
-                await asyncio.to_thread(members.set_roles, guild, user, roles)
-        except KeyError as exc:
-            raise InvocationFailed(f"the user could not {change}: {exc.args[0]}") from None
-
     async def click(self, message: Invocation | Mapping[str, Any] | str, *,
                     label: str | None = None, custom_id: str | None = None,
                     user: str | None = None, follow_ups: int = 0,
@@ -497,23 +321,23 @@ class DiscordEmulator:
                                           application_id=self.application_id, env=env)
         if invoked.refused:
             raise InvocationFailed(f"the client would not send it: "
-                                   f"{_in_a_test(str(invoked.refused), invoked.refusal)}")
+                                   f"{in_a_test(str(invoked.refused), invoked.refusal)}")
         if invoked.outdated:  # Discord's read repair: the next invocation goes
             raise InvocationFailed(f"the client would not send it: {invoked.outdated} (the "
                                    "client has the new version now: invoke it again)")
         failure = invoked.exchange.get("failure")
         raised = self._raised.pop(str((invoked.exchange.get("interaction") or {}).get("id")),
                                   None)
+        from cmdsync.emulator.domain.enums import Failure
+
         if failure and raised is not None and invoked.exchange.get("failure_code") == \
-                "no_response":  # the bot's own exception, with its traceback
+                Failure.NO_RESPONSE.value:  # the bot's own exception, with its traceback
             told = "".join(traceback.format_exception(type(raised), raised,
                                                       raised.__traceback__))
             raise InvocationFailed(f"This interaction failed: the bot's handler raised "
                                    f"{type(raised).__name__}: {raised} ({failure})\n\n"
                                    f"{told}") from raised
         if failure:
-            from cmdsync.emulator.domain.enums import Failure
-
             hint = (" (did the handler raise? the bot's log says)"
                     if invoked.exchange.get("failure_code") == Failure.NO_RESPONSE.value
                     else "")
@@ -530,24 +354,6 @@ class DiscordEmulator:
                 f"{request.wait:g} s: {[m.get('content') for m in result.follow_ups]!r} "
                 "(wait longer with wait=N, or ask for fewer)")
         return result
-
-
-_SYNC = ("register the bot's commands in this test first: `await bot.tree.sync()`, or "
-         "your library's sync")
-
-
-def _in_a_test(why: str, refusal: Mapping[str, Any]) -> str:
-    """The client's refusal worded for a bot's test, chosen by its code: an unknown command
-    is registered by the bot's own sync in the test, not by ``cmdsync apply`` (whose fix
-    it replaces); another hint (a typo, another guild) gains the sync as an alternative."""
-    from cmdsync.emulator.domain.enums import Refusal
-    from cmdsync.emulator.interactions.invocation import APPLY_FIRST
-
-    if refusal.get("refusal") != Refusal.UNKNOWN_COMMAND.value:
-        return why
-    if refusal.get("fix") == APPLY_FIRST:
-        return f"{refusal.get('reason')}: {_SYNC}"
-    return f"{why} (or {_SYNC})"
 
 
 def _library(bot: Any) -> str | None:

@@ -40,7 +40,6 @@ from cmdsync.emulator.store.database import Store
 
 SELECTS = (ComponentType.STRING_SELECT, ComponentType.USER_SELECT, ComponentType.ROLE_SELECT,
            ComponentType.MENTIONABLE_SELECT, ComponentType.CHANNEL_SELECT)
-MAX_CUSTOM_ID = 100  # characters ("Message Components": custom_id)
 MAX_INPUT = 4000  # characters in a text input's value
 
 

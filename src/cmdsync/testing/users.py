@@ -1,0 +1,121 @@
+"""What seeded users do in a bot's test besides running commands: write messages, react,
+join and leave a guild, change roles (the :class:`~cmdsync.testing.emulator.DiscordEmulator`
+methods; Discord's "Gateway Events" each sends the bots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cmdsync.emulator.instance import Emulator
+from cmdsync.testing.results import Invocation, InvocationFailed, Said
+
+
+class UserActions:
+    """The user actions of :class:`~cmdsync.testing.emulator.DiscordEmulator`, on its
+    in-process ``emulator`` and ``_seed``."""
+
+    emulator: Emulator
+    _seed: dict[str, Any]
+
+    async def send_message(self, content: str, *, channel: str | None = None,
+                           user: str | None = None, replies: int = 0,
+                           wait: float | None = None) -> Said:
+        """A seeded user writes ``content`` in ``channel`` (default: the seed's first
+        guild's first text channel; a user's DM channel for a DM) as ``user`` (default:
+        that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
+        (``content`` empty for a bot without the MESSAGE_CONTENT intent, as Discord
+        sends it), so prefix commands and ``on_message`` run. Returns the message and
+        what bots sent to channels after it, once ``replies`` messages came or ``wait``
+        seconds passed (3 by default with ``replies``, else none). Raises
+        :class:`InvocationFailed` for a user or channel the seed lacks, and when fewer
+        than ``replies`` came."""
+        from cmdsync.emulator.resources import message_events, messages
+        from cmdsync.errors import UsageError
+
+        store = self.emulator.store
+        guild = next(iter(self._seed.get("guilds") or []), None)
+        if channel is None and guild is not None:
+            text = [c for c in store.channels(str(guild["id"])) if c["type"] == 0]
+            channel = text[0]["id"] if text else None
+        if user is None:
+            found = store.guild(str(guild["id"])) if guild else None
+            owner = found.get("owner_id") if found else None
+            user = owner or next((u["id"] for u in store.users()), None)
+        try:
+            said = await asyncio.to_thread(
+                message_events.user_sends, store, self.emulator.gateway,
+                channel_id=str(channel or ""), user_id=str(user or ""), content=content,
+                now=self.emulator.clock())
+        except UsageError as exc:
+            raise InvocationFailed(f"the user could not send it: {exc}") from None
+        waited = wait if wait is not None else 3.0 if replies else 0.0
+        deadline = asyncio.get_running_loop().time() + waited
+        while True:
+            sent = [m for m in messages.sent(store, after=said["id"])
+                    if m["author"].get("bot")]
+            if len(sent) >= replies and (replies or not waited) \
+                    or asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        if len(sent) < replies:
+            raise InvocationFailed(f"asked for {replies} replies, {len(sent)} came within "
+                                   f"{waited:g} s: {[m.get('content') for m in sent]!r}")
+        return Said(said, sent)
+
+    async def react(self, message: Invocation | Mapping[str, Any] | str, emoji: str, *,
+                    user: str | None = None, remove: bool = False) -> dict[str, Any]:
+        """``user`` (default: the guild's owner, else the seed's first user) adds the
+        reaction ``emoji`` (``"👍"``, or ``"name:id"`` for a custom emoji) to ``message``
+        (as :meth:`click` takes it), or removes it with ``remove``: the bots get
+        MESSAGE_REACTION_ADD or _REMOVE. Returns the message with its ``reactions``."""
+        from cmdsync.emulator.resources import message_events
+        from cmdsync.errors import UsageError
+
+        if isinstance(message, Invocation):
+            message = message.message or {}
+        message_id = str(message["id"]) if isinstance(message, Mapping) else str(message)
+        if user is None:
+            guild = next(iter(self._seed.get("guilds") or []), None)
+            found = self.emulator.store.guild(str(guild["id"])) if guild else None
+            user = (found.get("owner_id") if found else None) or next(
+                (u["id"] for u in self.emulator.store.users()), "")
+        try:
+            return await asyncio.to_thread(
+                message_events.user_reacts, self.emulator.store, self.emulator.gateway,
+                message_id=message_id, user_id=str(user), emoji=emoji, add=not remove)
+        except UsageError as exc:
+            raise InvocationFailed(f"the user could not react: {exc}") from None
+
+    async def join(self, user: str, *, guild: str | None = None,
+                   roles: Sequence[str] = ()) -> None:
+        """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:
+        the bots get GUILD_MEMBER_ADD (with the GUILD_MEMBERS intent). Raises
+        :class:`InvocationFailed` for an unknown guild, user or role."""
+        await self._members("join", user, guild, list(roles))
+
+    async def leave(self, user: str, *, guild: str | None = None) -> None:
+        """``user`` leaves ``guild``: GUILD_MEMBER_REMOVE."""
+        await self._members("leave", user, guild, [])
+
+    async def give_roles(self, user: str, roles: Sequence[str], *,
+                         guild: str | None = None) -> None:
+        """``user``'s roles in ``guild`` become ``roles``: GUILD_MEMBER_UPDATE."""
+        await self._members("roles", user, guild, list(roles))
+
+    async def _members(self, change: str, user: str, guild: str | None,
+                       roles: list[str]) -> None:
+        guild = guild or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
+        members = self.emulator.members
+        try:
+            if change == "join":
+                await asyncio.to_thread(members.join, guild, user, roles)
+            elif change == "leave":
+                if not await asyncio.to_thread(members.remove, guild, user):
+                    raise KeyError(f"user {user} is not a member of guild {guild}")
+            else:
+                await asyncio.to_thread(members.set_roles, guild, user, roles)
+        except KeyError as exc:
+            raise InvocationFailed(f"the user could not {change}: {exc.args[0]}") from None
