@@ -205,7 +205,7 @@ def test_mypy_reads_the_installed_packages_types(venv: Path, tmp_path: Path) -> 
     output = mypy(venv, tmp_path, USER_CODE)
     assert ": error:" not in output, output
     assert 'Revealed type is "cmdsync.apply.result.ApplyResult"' in output
-    assert 'Revealed type is "cmdsync.testing.emulator.Invocation"' in output
+    assert 'Revealed type is "cmdsync.testing.results.Invocation"' in output
 
 
 def test_mypy_catches_a_wrong_use_of_the_installed_package(venv: Path,
