@@ -47,6 +47,8 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
     (["--follow-ups", "1", "/ping"], "--follow-ups N ends a --wait early"),
     (["--wait", "nan", "/ping"], "--wait takes seconds from 0 to 900"),
     (["--wait", "901", "/ping"], "--wait takes seconds from 0 to 900"),
+    (["--settle", "0.1", "/ping"], "--settle ends a --wait early: give --wait SECONDS too"),
+    (["--wait", "5", "--settle", "11", "/ping"], "--settle takes seconds from 0 to 10"),
     (["--guild", "abc", "/ping"], "--guild 'abc' is not an id"),
     (["/ping", "--target", "1"], "--target is for --user-command and --message-command"),
     ([], "give one of: a command line"),

@@ -95,6 +95,13 @@ def make_bot():
         await interaction.edit_original_response(content="edited")
 
     @bot.tree.command()
+    async def chatty(interaction: discord.Interaction) -> None:
+        """Answer, then post and follow up unasked"""
+        await interaction.response.send_message("hello")
+        await interaction.channel.send("posted after the answer")
+        await interaction.followup.send("and a follow-up")
+
+    @bot.tree.command()
     async def silent(interaction: discord.Interaction) -> None:
         """Never answers"""
 
@@ -126,14 +133,27 @@ async def test_more_follow_ups_than_came_is_an_error_naming_how_many(discord_emu
 
 
 @pytest.mark.anyio
-async def test_wait_alone_sees_a_deferred_reply_edited(discord_emulator):
+async def test_settling_waits_for_a_deferred_reply_s_edit(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
         await bot.tree.sync()
-        answer = await discord_emulator.invoke("/later")  # the answer alone: the deferral
-        edited = await discord_emulator.invoke("/later", wait=2)
+        answer = await discord_emulator.invoke("/later", settle=False)  # the deferral alone
+        edited = await discord_emulator.invoke("/later")  # settles once the edit came
+        waited = await discord_emulator.invoke("/later", settle=False, wait=2)
     assert (answer.deferred, answer.content) == (True, "")
     assert (edited.deferred, edited.content, edited.follow_ups) == (True, "edited", [])
+    assert (waited.deferred, waited.content) == (True, "edited")
+
+
+@pytest.mark.anyio
+async def test_an_invocation_settles_with_what_the_bot_did_after_its_answer(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        await bot.tree.sync()
+        result = await discord_emulator.invoke("/chatty")  # no count asked: it settles
+    assert result.content == "hello"
+    assert [m["content"] for m in result.channel_messages] == ["posted after the answer"]
+    assert [m["content"] for m in result.follow_ups] == ["and a follow-up"]
 
 
 @pytest.mark.anyio
@@ -194,7 +214,7 @@ def test_anyio_a_seed_from_python_values_follow_ups_and_failures(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_shop=ANYIO_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=8)
 
 
 KINDS_BOT = '''

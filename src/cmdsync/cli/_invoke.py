@@ -76,6 +76,10 @@ def invoke(
     follow_ups: Annotated[int, typer.Option(
         "--follow-ups", help="With --wait: stop waiting once N follow-ups arrived.",
         metavar="N")] = 0,
+    settle: Annotated[float, typer.Option(
+        "--settle", help="With --wait: stop waiting once the bots have been idle SECONDS "
+        "(no API request in flight, no gateway event queued; after --follow-ups).",
+        metavar="SECONDS")] = 0.0,
     output: Annotated[ExchangeFormat, typer.Option(
         "--format", "-f", help="text, or json (the whole exchange, the interaction token "
         "redacted).")] = ExchangeFormat.text,
@@ -126,7 +130,7 @@ def invoke(
         line=line, kind=kind, name=user_command or message_command, target=target,
         autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,
         context=context.value if context else None, endpoint=endpoint, wait=wait,
-        follow_ups=follow_ups),
+        follow_ups=follow_ups, settle=settle),
         application_id=application_id, env=chosen.env, cwd=chosen.root)
     if output is ExchangeFormat.json:
         console.out(render.to_json(result))

@@ -30,8 +30,13 @@ No authentication; faults and rate limits never apply here.
   (:func:`cmdsync.emulator.interactions.responses.invoke`); 400 ``{"message",
   "code": 0}`` when the client would refuse it, saying why; 400 code 50035
   for an outdated global command (read-repair).
-- ``GET /_emulator/interactions/{id}``: that exchange now (follow-ups
-  included).
+- ``GET /_emulator/interactions/{id}[?follow_ups=N][&settle=S][&within=W]``: that
+  exchange (follow-ups included), now, or once ``follow_ups`` of them arrived and
+  the bots have been idle for ``settle`` seconds (:meth:`Emulator.idle_for
+  <cmdsync.emulator.instance.Emulator.idle_for>`: no API request in flight, no
+  gateway payload queued) with no deferred reply still loading, waiting at most ``within`` seconds (at most
+  :data:`MAX_WITHIN`; without ``follow_ups`` and ``settle``, all of them); with
+  any of these, ``"done"`` says whether what it waited for came in time.
 - ``GET /_emulator/messages[?channel_id=ID][&after=ID]``: ``{"messages":
   [...]}``, the messages bots sent through the channel message routes
   (:mod:`cmdsync.emulator.resources.messages`), oldest first, as they are now (edits
@@ -66,9 +71,10 @@ A ``PUT /_emulator/config`` value out of its range (``NaN``, a latency of
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -86,6 +92,7 @@ from cmdsync.emulator.reference.error_replies import ErrorReply
 from cmdsync.emulator.resources import message_events, messages
 from cmdsync.emulator.seed import parse_seed
 from cmdsync.errors import UsageError
+from cmdsync.model import LOADING
 
 Handler = Callable[[Request], Awaitable[Response]]
 BODY_TYPES = ("application/json", "application/yaml", "application/x-yaml")
@@ -213,13 +220,48 @@ async def invoke(request: Request) -> Response:
     return JSONResponse(result)
 
 
+# message types CHAT_INPUT_COMMAND and CONTEXT_MENU_COMMAND: an interaction's original response
+ORIGINALS = frozenset({20, 23})
+MAX_WITHIN = 10.0  # seconds one GET of an exchange may wait: a caller waiting longer asks again
+_SETTLE_STEP = 0.005  # seconds between looks at the bots' activity
+
+
 async def interaction(request: Request) -> Response:
     emulator: Emulator = request.app.state.emulator
+    interaction_id = request.path_params["interaction_id"]
     try:
-        result = interactions.exchange(emulator.store, request.path_params["interaction_id"])
+        wanted, settle, within = _waiting(request.query_params)
+    except ValueError as exc:
+        return _bad(str(exc))
+    clock = emulator.activity.clock
+    deadline = clock() + within
+    try:
+        while True:
+            result = interactions.exchange(emulator.store, interaction_id)
+            came = sum(m.get("type") not in ORIGINALS for m in result["messages"])
+            # a deferred reply still "thinking" is owed its edit: not settled before it
+            owed = any(int(m.get("flags") or 0) & LOADING for m in result["messages"])
+            done = came >= wanted and bool(not owed and emulator.idle_for() >= settle
+                                           if settle else wanted)
+            if done or clock() >= deadline:  # settled (with the follow-ups), or those came
+                break
+            await asyncio.sleep(min(_SETTLE_STEP if settle else 0.05, deadline - clock()))
     except ErrorReply as exc:
         return JSONResponse(exc.body(), status_code=exc.status)
-    return JSONResponse(result)
+    return JSONResponse({**result, "done": done} if wanted or settle or within else result)
+
+
+def _waiting(query: Mapping[str, str]) -> tuple[int, float, float]:
+    """``follow_ups`` (a count), ``settle`` and ``within`` (seconds) of the query."""
+    try:
+        wanted = int(query.get("follow_ups", "0"))
+        settle, within = float(query.get("settle", "0")), float(query.get("within", "0"))
+    except ValueError:
+        raise ValueError("follow_ups is a count; settle and within are seconds") from None
+    if wanted < 0 or not 0 <= settle <= MAX_WITHIN or not 0 <= within <= MAX_WITHIN:
+        raise ValueError(f"follow_ups is a count of 0 or more; settle and within are "
+                         f"seconds from 0 to {MAX_WITHIN:g}")
+    return wanted, settle, within
 
 
 async def channel_messages(request: Request) -> Response:

@@ -100,6 +100,7 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
             return _unserved(request, emulator)
         draw = emulator.faults.draw()
         reply, response = None, None
+        emulator.activity.begin()  # in flight: a test waiting for the bot to settle waits
         try:
             await _early_fault(draw)
             reply, headers = await _serve(request, route, emulator)
@@ -110,6 +111,8 @@ def _endpoint(methods: dict[str, ApiRoute]) -> Endpoint:
             response = fault.response()
         except ClientDisconnect:  # gone before its body arrived (timed out): not served
             response = Response(status_code=CLIENT_CLOSED)
+        finally:
+            emulator.activity.end()
         if draw.after is not None:  # served, and its answer lost on the way back
             response = draw.after.response()
         emulator.log.record(LogEntry(

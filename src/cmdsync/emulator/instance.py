@@ -19,7 +19,7 @@ from typing import Any
 from cmdsync.emulator.gateway.hub import Gateway
 from cmdsync.emulator.reference.bounds import Limits
 from cmdsync.emulator.reference.faults import FaultConfig, Faults
-from cmdsync.emulator.reference.log import RequestLog
+from cmdsync.emulator.reference.log import Activity, RequestLog
 from cmdsync.emulator.reference.rate_limits import RateLimitConfig, RateLimiter
 from cmdsync.emulator.resources.members import Members
 from cmdsync.emulator.seed import apply_seed, default_seed
@@ -40,7 +40,8 @@ class Emulator:
         self.limits = limits or Limits()
         self.clock = clock
         self.log = RequestLog()
-        self.gateway = Gateway(store, clock=lambda: self.clock())
+        self.activity = Activity()
+        self.gateway = Gateway(store, clock=lambda: self.clock(), activity=self.activity)
         # The backend of each resource whose changes send gateway events.
         self.members = Members(store, self.gateway)
 
@@ -55,6 +56,11 @@ class Emulator:
         self.limiter.reset()
         self.log.clear()
         self.gateway.reset()
+
+    def idle_for(self) -> float:
+        """Seconds the bots have been idle: no API request in flight, no gateway payload
+        queued, nothing begun or dispatched meanwhile (0.0 while busy)."""
+        return 0.0 if self.gateway.queued() else self.activity.quiet_for()
 
     def add_seed(self, seed: dict[str, Any]) -> None:
         """Add a seed's applications, guilds (with their fixtures) and users to the

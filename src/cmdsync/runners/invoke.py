@@ -7,9 +7,9 @@ signs it and POSTs it to the application's interactions endpoint
 (:mod:`cmdsync.emulator.interactions.responses`). With ``endpoint`` it first sets the
 application's ``interactions_endpoint_url`` (``PATCH /applications/@me``
 with the bot token, which the emulator verifies with signed PINGs). With
-``wait`` (seconds) it then polls ``GET /_emulator/interactions/{id}`` for
-that long to collect follow-ups, or until ``follow_ups`` of them arrived. It prints nothing; the result is an
-:class:`Invoked`.
+``wait`` (seconds) it then polls ``GET /_emulator/interactions/{id}`` for that long
+at most to collect what the bot does next: until ``follow_ups`` of them arrived and,
+with ``settle``, until the bots have been idle that long (the emulator says when). It prints nothing; the result is an :class:`Invoked`.
 
 Only the emulator runs interactions: against Discord (or any URL without
 the admin API) it raises :class:`~cmdsync.errors.UsageError`.
@@ -86,7 +86,8 @@ EXCHANGE: dict[str, Any] = {
 """The exchange ``{"interaction", "response", "failure", "messages"}`` as the output
 reads it (a JSON Schema; other keys are allowed)."""
 
-POLL_INTERVAL = 0.2  # seconds between polls while waiting for follow-ups
+POLL_INTERVAL = 0.2  # seconds between polls while waiting (a third of --settle, if less)
+MAX_SETTLE = 10.0  # seconds: the admin API's bound on settle
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token works (Discord's 15 minutes)
 OUTDATED = "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION"
 
@@ -95,8 +96,10 @@ OUTDATED = "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION"
 class Request:
     """What to run: a ``line`` (``/mod ban user:<@1>``), or a user or message command
     ``name`` with its ``target``; where (``guild``, ``channel``, ``context``), as whom
-    (``user``, ``locale``); ``endpoint`` to set first; ``wait`` seconds for follow-ups,
-    ending early once ``follow_ups`` (if above 0) have arrived."""
+    (``user``, ``locale``); ``endpoint`` to set first; ``wait`` seconds at most for
+    what the bot does next, ending early once ``follow_ups`` (if above 0) have arrived
+    and, with ``settle``, once the bots have been idle that many seconds (no API
+    request in flight, no gateway payload queued)."""
 
     line: str | None = None
     kind: str = "chat_input"
@@ -111,6 +114,7 @@ class Request:
     endpoint: str | None = None
     wait: float = 0.0
     follow_ups: int = 0
+    settle: float = 0.0
     # kind "component": the component (custom_id, or a button's label) on message_id and
     # a select's values; kind "modal_submit": the modal of interaction modal_of, its
     # text inputs' fields by custom_id
@@ -159,11 +163,19 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
             result = await _post(client, app_id, request)
             if result.exchange and request.wait:
                 deadline = clock() + request.wait
+                # settling is measured in the emulator: look often enough to end soon after
+                interval = min(POLL_INTERVAL, request.settle / 3) if request.settle \
+                    else POLL_INTERVAL
                 try:
-                    while clock() < deadline and not _arrived(result, request.follow_ups):
-                        await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
-                        result.exchange = checked_exchange({**result.exchange, **await _poll(
-                            client, result.exchange["interaction"]["id"])})
+                    while clock() < deadline:
+                        await sleep(min(interval, max(deadline - clock(), 0)))
+                        polled = await _poll(client, result.exchange["interaction"]["id"],
+                                             request)
+                        done = bool(polled.pop("done", False))
+                        if polled:
+                            result.exchange = checked_exchange({**result.exchange, **polled})
+                        if done:
+                            break
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     result.interrupted = True  # show what arrived so far
             return result
@@ -196,6 +208,10 @@ def check_request(request: Request, application_id: str | None) -> None:
     if not (math.isfinite(request.wait) and 0 <= request.wait <= TOKEN_LIFETIME):
         raise UsageError(f"--wait takes seconds from 0 to {TOKEN_LIFETIME:g} (the "
                          "interaction token's lifetime)")
+    if not (math.isfinite(request.settle) and 0 <= request.settle <= MAX_SETTLE):
+        raise UsageError(f"--settle takes seconds from 0 to {MAX_SETTLE:g}")
+    if request.settle and not request.wait:
+        raise UsageError("--settle ends a --wait early: give --wait SECONDS too")
     if request.follow_ups < 0 or (request.follow_ups and not request.wait):
         raise UsageError("--follow-ups N ends a --wait early: give --wait SECONDS too")
 
@@ -368,14 +384,12 @@ def _said(error: Any) -> str:
     return message if len(message) <= 200 else message[:199] + "\u2026"
 
 
-def _arrived(result: Invoked, wanted: int) -> bool:
-    """Whether ``wanted`` (> 0) follow-ups are there (types 20 and 23 are originals)."""
-    messages = result.exchange.get("messages") or []
-    return wanted > 0 and sum(m.get("type") not in (20, 23) for m in messages) >= wanted
-
-
-async def _poll(client: httpx.AsyncClient, interaction_id: str) -> dict[str, Any]:
-    response = await _call(client, "GET", f"/_emulator/interactions/{interaction_id}")
+async def _poll(client: httpx.AsyncClient, interaction_id: str, request: Request
+                ) -> dict[str, Any]:
+    """The exchange now; its ``done`` says whether ``request.follow_ups`` arrived and,
+    with ``request.settle``, the bots have been idle that many seconds."""
+    response = await _call(client, "GET", f"/_emulator/interactions/{interaction_id}", params={
+        "follow_ups": request.follow_ups, "settle": request.settle})
     return _json(response) if response.status_code == 200 else {}
 
 

@@ -24,7 +24,7 @@ from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.testing.results import Invocation, InvocationFailed, in_a_test
-from cmdsync.testing.users import UserActions
+from cmdsync.testing.users import SETTLE, WAIT, UserActions
 
 if TYPE_CHECKING:
     from cmdsync.emulator.gateway import Gateway
@@ -216,7 +216,7 @@ class DiscordEmulator(UserActions):
                      autocomplete: bool = False, guild: str | None = None,
                      dm: bool = False, channel: str | None = None, user: str | None = None,
                      locale: str = "en-US", follow_ups: int = 0,
-                     wait: float | None = None) -> Invocation:
+                     wait: float | None = None, settle: bool | float = True) -> Invocation:
         """Run a command as a user in Discord's client would, and return the bot's answer.
 
         ``line`` is a slash command as typed (``"/mod ban user:<@1> reason:spam"``;
@@ -226,10 +226,15 @@ class DiscordEmulator(UserActions):
         seed's first guild (``dm=True``: a DM with the bot instead); ``channel``
         and ``user`` as ``cmdsync invoke``'s do: the guild's first text channel,
         and the guild's owner (else the seed's first user). After the answer, what
-        the bot does next is collected for ``wait`` seconds: the edit of a deferred
-        reply, messages, follow-ups (the invocation returns early once
-        ``follow_ups`` of them arrived). ``wait`` defaults to 3 seconds with
-        ``follow_ups``, else to none: the answer alone.
+        the bot does next is collected: the edit of a deferred reply, messages,
+        follow-ups. With ``settle`` (the default) the invocation returns once the bots
+        have been idle for :data:`SETTLE` seconds (or ``settle`` seconds): no API
+        request in flight, no gateway event queued; with ``follow_ups``, once that
+        many arrived too. ``wait`` (seconds) bounds that, 3 by default; with
+        ``settle=False`` what comes is collected for all of ``wait`` (by default
+        none: the answer alone), ending early once ``follow_ups`` arrived. A bot that
+        waits on something other than Discord (a timer, its database) before it sends
+        more is not idle to the emulator: ask for ``follow_ups``.
 
         Raises :class:`InvocationFailed` when the client would refuse the
         command, or the bot did not answer within Discord's 3 seconds (or
@@ -238,24 +243,24 @@ class DiscordEmulator(UserActions):
         """
         from cmdsync.runners.invoke import Request
 
-        waited = wait if wait is not None else 3.0 if follow_ups else 0.0
+        waited, quiet = _waiting(wait, settle, follow_ups)
         if guild is None and not dm and self._seed.get("guilds"):
             guild = str(self._seed["guilds"][0]["id"])
         if user_command is not None or message_command is not None:
             request = Request(kind="user" if user_command is not None else "message",
                               name=user_command or message_command, target=target,
                               guild=guild, channel=channel, user=user, locale=locale,
-                              wait=waited, follow_ups=follow_ups)
+                              wait=waited, follow_ups=follow_ups, settle=quiet)
         else:
             request = Request(line=line, autocomplete=autocomplete, guild=guild,
                               channel=channel, user=user, locale=locale,
-                              wait=waited, follow_ups=follow_ups)
+                              wait=waited, follow_ups=follow_ups, settle=quiet)
         return await self._run(request)
 
     async def click(self, message: Invocation | Mapping[str, Any] | str, *,
                     label: str | None = None, custom_id: str | None = None,
                     user: str | None = None, follow_ups: int = 0,
-                    wait: float | None = None) -> Invocation:
+                    wait: float | None = None, settle: bool | float = True) -> Invocation:
         """Click a button of ``message`` (an :class:`Invocation`, whose message it takes; a
         message object; or a message id) by its ``label`` or ``custom_id``, as ``user``
         (default: the user the message answered, else the guild's owner); the bot's
@@ -263,21 +268,24 @@ class DiscordEmulator(UserActions):
         the client would not do (no such button, a disabled or link button, another
         user's ephemeral message) and for an answer that failed."""
         return await self._act(message, custom_id=custom_id, label=label, user=user,
-                               follow_ups=follow_ups, wait=wait)
+                               follow_ups=follow_ups, waiting=_waiting(wait, settle, follow_ups))
 
     async def select(self, message: Invocation | Mapping[str, Any] | str,
                      values: Sequence[str], *, custom_id: str, user: str | None = None,
-                     follow_ups: int = 0, wait: float | None = None) -> Invocation:
+                     follow_ups: int = 0, wait: float | None = None,
+                     settle: bool | float = True) -> Invocation:
         """Choose ``values`` in the select ``custom_id`` of ``message`` (as :meth:`click`):
         a string select's options by value or label, a user, role, mentionable or channel
         select's by id (``resolved`` built as Discord builds it). A value that is not an
         option, or fewer than ``min_values`` or more than ``max_values``, is refused."""
         return await self._act(message, custom_id=custom_id, values=tuple(values),
-                               user=user, follow_ups=follow_ups, wait=wait)
+                               user=user, follow_ups=follow_ups,
+                               waiting=_waiting(wait, settle, follow_ups))
 
     async def submit_modal(self, opened: Invocation, fields: Mapping[str, str], *,
                            user: str | None = None, follow_ups: int = 0,
-                           wait: float | None = None) -> Invocation:
+                           wait: float | None = None,
+                           settle: bool | float = True) -> Invocation:
         """Submit the modal the bot answered ``opened`` with (its ``response_type`` is
         ``MODAL``), the text inputs' values by ``custom_id``. A required input left out,
         a value outside its length, or an unknown ``custom_id`` is refused."""
@@ -286,15 +294,15 @@ class DiscordEmulator(UserActions):
         shown = opened.interaction
         who = user or ((shown.get("member") or {}).get("user") or shown.get("user") or {}
                        ).get("id")
+        waited, quiet = _waiting(wait, settle, follow_ups)
         return await self._run(Request(
             kind="modal_submit", modal_of=str(shown.get("id")), fields=tuple(fields.items()),
-            user=who, wait=wait if wait is not None else 3.0 if follow_ups else 0.0,
-            follow_ups=follow_ups))
+            user=who, wait=waited, follow_ups=follow_ups, settle=quiet))
 
     async def _act(self, message: Invocation | Mapping[str, Any] | str, *,
                    custom_id: str | None = None, label: str | None = None,
                    values: tuple[str, ...] | None = None, user: str | None,
-                   follow_ups: int, wait: float | None) -> Invocation:
+                   follow_ups: int, waiting: tuple[float, float]) -> Invocation:
         from cmdsync.runners.invoke import Request
 
         if isinstance(message, Invocation):
@@ -307,9 +315,8 @@ class DiscordEmulator(UserActions):
         shown = ((found or {}).get("interaction_metadata") or {}).get("user") or {}
         return await self._run(Request(
             kind="component", message_id=message_id, custom_id=custom_id, label=label,
-            values=values, user=user or shown.get("id"),
-            wait=wait if wait is not None else 3.0 if follow_ups else 0.0,
-            follow_ups=follow_ups))
+            values=values, user=user or shown.get("id"), wait=waiting[0],
+            follow_ups=follow_ups, settle=waiting[1]))
 
     async def _run(self, request: Any) -> Invocation:
         from cmdsync.runners.invoke import invoke as run
@@ -354,6 +361,12 @@ class DiscordEmulator(UserActions):
                 f"{request.wait:g} s: {[m.get('content') for m in result.follow_ups]!r} "
                 "(wait longer with wait=N, or ask for fewer)")
         return result
+
+
+def _waiting(wait: float | None, settle: bool | float, follow_ups: int) -> tuple[float, float]:
+    """The bound on the wait and the quiet period to settle on, both in seconds."""
+    quiet = SETTLE if settle is True else float(settle or 0.0)
+    return (wait if wait is not None else WAIT if follow_ups or quiet else 0.0), quiet
 
 
 def _library(bot: Any) -> str | None:

@@ -6,11 +6,15 @@ methods; Discord's "Gateway Events" each sends the bots).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cmdsync.emulator.instance import Emulator
 from cmdsync.testing.results import Invocation, InvocationFailed, Said
+
+SETTLE = 0.03  # seconds the bots are idle before an action returns (settle=True)
+WAIT = 3.0  # seconds an action waits at most for what the bots do after it
+_STEP = 0.005  # seconds between looks at the bots' activity
 
 
 class UserActions:
@@ -22,14 +26,16 @@ class UserActions:
 
     async def send_message(self, content: str, *, channel: str | None = None,
                            user: str | None = None, replies: int = 0,
-                           wait: float | None = None) -> Said:
+                           wait: float | None = None, settle: bool | float = True) -> Said:
         """A seeded user writes ``content`` in ``channel`` (default: the seed's first
         guild's first text channel; a user's DM channel for a DM) as ``user`` (default:
         that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
         (``content`` empty for a bot without the MESSAGE_CONTENT intent, as Discord
         sends it), so prefix commands and ``on_message`` run. Returns the message and
-        what bots sent to channels after it, once ``replies`` messages came or ``wait``
-        seconds passed (3 by default with ``replies``, else none). Raises
+        what bots sent to channels after it, once ``replies`` messages came and, with
+        ``settle`` (the default), the bots have been idle :data:`SETTLE` seconds (or
+        ``settle`` seconds); ``wait`` seconds at most (3 by default; with
+        ``settle=False``, all of ``wait``, by default none). Raises
         :class:`InvocationFailed` for a user or channel the seed lacks, and when fewer
         than ``replies`` came."""
         from cmdsync.emulator.resources import message_events, messages
@@ -51,19 +57,39 @@ class UserActions:
                 now=self.emulator.clock())
         except UsageError as exc:
             raise InvocationFailed(f"the user could not send it: {exc}") from None
-        waited = wait if wait is not None else 3.0 if replies else 0.0
-        deadline = asyncio.get_running_loop().time() + waited
-        while True:
-            sent = [m for m in messages.sent(store, after=said["id"])
-                    if m["author"].get("bot")]
-            if len(sent) >= replies and (replies or not waited) \
-                    or asyncio.get_running_loop().time() >= deadline:
-                break
-            await asyncio.sleep(0.02)
+        quiet = SETTLE if settle is True else float(settle or 0.0)
+        waited = wait if wait is not None else WAIT if replies or quiet else 0.0
+
+        def replied() -> list[dict[str, Any]]:
+            return [m for m in messages.sent(store, after=said["id"]) if m["author"].get("bot")]
+
+        await self._until(lambda: len(replied()) >= replies, quiet, waited,
+                          counted=bool(replies))
+        sent = replied()
         if len(sent) < replies:
             raise InvocationFailed(f"asked for {replies} replies, {len(sent)} came within "
                                    f"{waited:g} s: {[m.get('content') for m in sent]!r}")
         return Said(said, sent)
+
+    async def settle(self, *, quiet: float = SETTLE, wait: float = WAIT) -> bool:
+        """Wait until the bots have been idle ``quiet`` seconds (no API request in flight,
+        no gateway event queued): after :meth:`join`, :meth:`react` or a change the test
+        made, before looking at what the bots did. ``wait`` (seconds) bounds it.
+        Returns whether they settled in time."""
+        return await self._until(lambda: True, quiet, wait, counted=False)
+
+    async def _until(self, arrived: Callable[[], bool], quiet: float, wait: float, *, counted: bool) -> bool:
+        """Poll until ``arrived()`` and the bots idle ``quiet`` seconds (with no ``quiet``:
+        ``arrived()`` alone when ``counted``, else the whole ``wait``); False when ``wait``
+        seconds passed first."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while True:
+            if arrived() and (self.emulator.idle_for() >= quiet if quiet else counted):
+                return True
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(min(_STEP if quiet else 0.02, max(deadline - loop.time(), 0)))
 
     async def react(self, message: Invocation | Mapping[str, Any] | str, emoji: str, *,
                     user: str | None = None, remove: bool = False) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from cmdsync.emulator.domain.objects import Application
 from cmdsync.emulator.gateway.protocol import ENDS_SESSION, Close, Closed, Op, payload
+from cmdsync.emulator.reference.log import Activity
 from cmdsync.emulator.store.database import Store
 
 DAY = 86_400.0
@@ -81,17 +82,25 @@ class Outlet:
     :mod:`cmdsync.emulator.gateway.connection`). ``send`` and ``close`` only queue
     and wake the connection's writer; they never block."""
 
-    def __init__(self, notify: Callable[[], None]) -> None:
+    def __init__(self, notify: Callable[[], None], activity: Activity | None = None) -> None:
         self._notify = notify
         self._lock = threading.Lock()
         self._queue: deque[dict[str, Any]] = deque()
         self.closing: Closed | None = None
+        self.activity = activity  # dispatches sent and taken count as the bots' activity
 
     def send(self, item: dict[str, Any]) -> None:
         with self._lock:
             if self.closing is None:
                 self._queue.append(item)
+        if self.activity is not None and item.get("op") == Op.DISPATCH:
+            self.activity.touch()
         self._notify()
+
+    @property
+    def pending(self) -> int:
+        """Payloads queued and not yet written to the connection."""
+        return len(self._queue)
 
     def close(self, code: int, reason: str) -> None:
         with self._lock:
@@ -134,9 +143,10 @@ class Gateway:
     """The sessions of one emulator; see the module docstring."""
 
     def __init__(self, store: Store, *, clock: Callable[[], float],
-                 config: GatewayConfig | None = None) -> None:
+                 config: GatewayConfig | None = None, activity: Activity | None = None) -> None:
         self.store = store
         self.clock = clock
+        self.activity = activity or Activity()
         self.config = config or GatewayConfig()
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -161,6 +171,11 @@ class Gateway:
         """A connection opened (before any IDENTIFY); :meth:`left` when it closes."""
         with self._lock:
             self._outlets.add(outlet)
+
+    def queued(self) -> int:
+        """Payloads queued on every connection and not yet written (0: all sent)."""
+        with self._lock:
+            return sum(outlet.pending for outlet in self._outlets)
 
     def shards_needed(self, app_id: str) -> int:
         """``GET /gateway/bot``'s ``shards``: one per ``guilds_per_shard`` guilds."""

@@ -45,7 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cmdsync.emulator.gateway.connection import Connection
 from cmdsync.emulator.gateway.hub import Gateway, Outlet
-from cmdsync.emulator.gateway.protocol import API_VERSIONS, Close, Closed
+from cmdsync.emulator.gateway.protocol import API_VERSIONS, Close, Closed, Op
 from cmdsync.emulator.reference.access import foreign_host
 
 PATH = "/gateway"
@@ -112,7 +112,7 @@ async def _endpoint(websocket: WebSocket) -> None:
     def notify() -> None:
         loop.call_soon_threadsafe(wake.set)
 
-    outlet = Outlet(notify)
+    outlet = Outlet(notify, gateway.activity)
     gateway.opened(outlet)
     query = websocket.query_params
     secure = websocket.url.scheme == "wss"
@@ -164,15 +164,18 @@ async def _tick(connection: Connection, every: float) -> None:
 async def _write(websocket: WebSocket, connection: Connection,
                  compressor: Any, wake: asyncio.Event, gone: list[int]) -> int | None:
     """Send until the protocol closes (its code) or the client leaves (None)."""
-    outlet = connection.outlet
+    outlet, gateway = connection.outlet, connection.gateway
     while True:
         await wake.wait()
         wake.clear()
         if gone:
             return None
         try:
-            for item in outlet.take():
+            items = outlet.take()
+            for item in items:
                 await _send(websocket, item, compressor, connection.compress_payloads)
+            if any(item.get("op") == Op.DISPATCH for item in items):
+                gateway.activity.touch()  # written: the bot reads it now, and may act on it
             if outlet.closing is not None:
                 await websocket.close(outlet.closing.code, outlet.closing.reason)
                 return outlet.closing.code

@@ -1,13 +1,15 @@
 """The emulator's request log: every API request it answered, as the admin API and the
 console show it (method, route, status, rate-limit headers), with interaction tokens
-left out of paths (``{interaction_token}``).
+left out of paths (``{interaction_token}``); and :class:`Activity`, what the bots are
+doing now, so that a test can wait until they are idle.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 
@@ -101,3 +103,45 @@ class RequestLog:
         with self._lock:
             return {key: int(self._counts[key]) for key in (
                 "requests", "reads", "writes", "tokens", "creates", "rate_limited", "errors")}
+
+
+class Activity:
+    """What the bots are doing now (thread-safe): API requests in flight, and when one
+    last began or ended or a gateway dispatch last went out, in ``clock`` seconds
+    (monotonic by default).
+
+    A test waits for a bot to settle on :meth:`quiet_for`: no request in flight,
+    and nothing begun or sent for that many seconds (the admin API's
+    ``GET /_emulator/interactions/{id}?settle=``).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._last = clock()
+
+    def begin(self) -> None:
+        """An API request came in; :meth:`end` when it is answered."""
+        with self._lock:
+            self._in_flight += 1
+            self._last = self.clock()
+
+    def end(self) -> None:
+        with self._lock:
+            self._in_flight = max(self._in_flight - 1, 0)
+            self._last = self.clock()
+
+    def touch(self) -> None:
+        """Something happened that a bot may act on (a gateway dispatch sent)."""
+        with self._lock:
+            self._last = self.clock()
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def quiet_for(self) -> float:
+        """Seconds since the last activity; 0.0 while a request is in flight."""
+        with self._lock:
+            return 0.0 if self._in_flight else max(self.clock() - self._last, 0.0)
