@@ -80,6 +80,13 @@ class Flavour(discord.ui.View):
         await interaction.response.send_message("role " + select.values[0].name)
 
 
+class Size(discord.ui.View):
+    @discord.ui.select(options=[discord.SelectOption(label="Small"),
+                                discord.SelectOption(label="Large")])  # a random custom_id
+    async def size(self, interaction, select):
+        await interaction.response.send_message("size " + select.values[0])
+
+
 class Broken(discord.ui.View):
     @discord.ui.button(label="Break", custom_id="break")
     async def broken(self, interaction, button):
@@ -88,6 +95,9 @@ class Broken(discord.ui.View):
 
 class Feedback(discord.ui.Modal, title="Feedback"):
     text = discord.ui.TextInput(label="Your words", custom_id="words", max_length=20)
+
+    def __init__(self):
+        super().__init__(custom_id="feedback-form")
 
     async def on_submit(self, interaction):
         await interaction.response.send_message(f"thanks for: {self.text.value}",
@@ -112,6 +122,11 @@ def make_bot():
     async def pick(interaction: discord.Interaction) -> None:
         """Pick flavours and a role"""
         await interaction.response.send_message("pick", view=Flavour(), ephemeral=True)
+
+    @bot.tree.command()
+    async def size(interaction: discord.Interaction) -> None:
+        """Pick a size"""
+        await interaction.response.send_message("which size?", view=Size())
 
     @bot.tree.command()
     async def broken(interaction: discord.Interaction) -> None:
@@ -180,6 +195,11 @@ async def test_choosing_in_selects(discord_emulator):
                                                    "777777777777777777 sees it"):
             await discord_emulator.select(menu, ["v"], custom_id="flavour", user=MEMBER)
         role = await discord_emulator.select(menu, ["666666666666666670"], custom_id="role")
+        with pytest.raises(InvocationFailed, match="a select's custom_id, unless it is the "
+                                                   "message's only select"):
+            await discord_emulator.select(menu, ["v"])  # two selects: which one?
+        size = await discord_emulator.select(await discord_emulator.invoke("/size"), ["Large"])
+    assert size.content == "size Large"  # the only select, its custom_id discord.py's own
     assert both.content == "you chose v,c"
     assert both.interaction["data"]["values"] == ["v", "c"]
     assert role.content == "role Buyers"
@@ -221,7 +241,16 @@ async def test_a_modal_is_submitted(discord_emulator):
             await discord_emulator.submit_modal(opened, {"words": "x" * 21})
         with pytest.raises(InvocationFailed, match="was shown to user 777777777777777777"):
             await discord_emulator.submit_modal(opened, {"words": "hi"}, user=MEMBER)
+        with pytest.raises(InvocationFailed, match="has no text input 'nope': it has "
+                                                   "'words' [(]label 'Your words'[)]"):
+            await discord_emulator.submit_modal(opened, {"nope": "x"})
         sent = await discord_emulator.submit_modal(opened, {"words": "great shop"})
+        with pytest.raises(InvocationFailed, match="the modal 'feedback-form' was submitted "
+                                                   "already, and the client closed it"):
+            await discord_emulator.submit_modal(opened, {"words": "once more"})
+        labelled = await discord_emulator.submit_modal(
+            await discord_emulator.invoke("/feedback"), {"Your words": "by its label"})
+    assert labelled.content == "thanks for: by its label"
     assert opened.response_type == "MODAL" and opened.modal["title"] == "Feedback"
     assert sent.interaction["type"] == 5
     assert sent.content == "thanks for: great shop" and sent.ephemeral

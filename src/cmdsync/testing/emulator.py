@@ -271,10 +271,12 @@ class DiscordEmulator(UserActions):
                                follow_ups=follow_ups, waiting=_waiting(wait, settle, follow_ups))
 
     async def select(self, message: Invocation | Mapping[str, Any] | str,
-                     values: Sequence[str], *, custom_id: str, user: str | None = None,
+                     values: Sequence[str], *, custom_id: str | None = None,
+                     user: str | None = None,
                      follow_ups: int = 0, wait: float | None = None,
                      settle: bool | float = True) -> Invocation:
-        """Choose ``values`` in the select ``custom_id`` of ``message`` (as :meth:`click`):
+        """Choose ``values`` in the select ``custom_id`` of ``message`` (as :meth:`click`;
+        no ``custom_id`` needed for the message's only select):
         a string select's options by value or label, a user, role, mentionable or channel
         select's by id (``resolved`` built as Discord builds it). A value that is not an
         option, or fewer than ``min_values`` or more than ``max_values``, is refused."""
@@ -287,8 +289,9 @@ class DiscordEmulator(UserActions):
                            wait: float | None = None,
                            settle: bool | float = True) -> Invocation:
         """Submit the modal the bot answered ``opened`` with (its ``response_type`` is
-        ``MODAL``), the text inputs' values by ``custom_id``. A required input left out,
-        a value outside its length, or an unknown ``custom_id`` is refused."""
+        ``MODAL``), the text inputs' values by ``custom_id`` or by label. A required input
+        left out, a value outside its length, an unknown input, or a modal submitted
+        already (the client closed it) is refused."""
         from cmdsync.runners.invoke import Request
 
         shown = opened.interaction

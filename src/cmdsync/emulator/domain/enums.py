@@ -141,6 +141,7 @@ class Refusal(str, enum.Enum):
     DISABLED = "disabled"  # a disabled component cannot be used
     NOT_YOURS = "not_yours"  # another user's ephemeral message, or modal
     INVALID_VALUES = "invalid_values"  # a choice that is not an option, too few or many
+    CLOSED = "closed"  # a modal submitted already: the client closed it
 
 
 class Failure(str, enum.Enum):

@@ -101,6 +101,11 @@ def prepare_modal(store: Store, db: sqlite3.Connection, invocation: Invocation, 
     if where.user["id"] != user.get("id"):
         raise Refused(Refusal.NOT_YOURS, f"the modal {modal.get('custom_id')!r} was shown to "
                       f"user {user.get('id')}, not {where.user['id']}")
+    if any(((s.payload.get("member") or {}).get("user") or s.payload.get("user") or {}
+            ).get("id") == where.user["id"]
+           for s in store.later_submits(db, opened, str(modal.get("custom_id")))):
+        raise Refused(Refusal.CLOSED, f"the modal {modal.get('custom_id')!r} was submitted "
+                      "already, and the client closed it: run the command again to open it")
     data = {"custom_id": modal.get("custom_id"),
             "components": _submitted(modal, dict(invocation.fields or ()))}
     token = secrets.token_urlsafe(48)
@@ -162,9 +167,13 @@ def _find(message: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
         found = [c for c in usable if c.get("type") == ComponentType.BUTTON
                  and c.get("label") == invocation.label]
         wanted = f"a button labelled {invocation.label!r}"
+    elif invocation.values is not None and len(selects := [
+            c for c in usable if c.get("type") in SELECTS]) == 1:
+        found, wanted = selects, "a select"  # the message's only select needs no name
     else:
         raise Refused(Refusal.INVALID_REQUEST, "name the component: custom_id, or a "
-                      "button's label")
+                      "button's label (a select's custom_id, unless it is the message's "
+                      "only select)")
     if not found:
         there = ", ".join(_name(c) for c in usable) or "no buttons or selects"
         raise Refused(Refusal.UNKNOWN_COMPONENT, f"message {message['id']} has no component "
@@ -255,10 +264,17 @@ def _submitted(modal: Mapping[str, Any], fields: dict[str, str]) -> list[dict[st
     required input left out, a value out of its length, or an unknown ``custom_id``."""
     inputs = {str(c.get("custom_id")): c for c in components(modal.get("components"))
               if c.get("type") == ComponentType.TEXT_INPUT}
+    labels = _labels(modal.get("components"))
+    by_label = {label: custom_id for custom_id, label in labels.items()
+                if list(labels.values()).count(label) == 1}
+    fields = {key if key in inputs else by_label.get(key, key): value
+              for key, value in fields.items()}  # an input by its custom_id, or its label
     unknown = sorted(set(fields) - set(inputs))
     if unknown:
+        there = ", ".join(f"{c!r} (label {labels[c]!r})" if c in labels else repr(c)
+                          for c in inputs)
         raise Refused(Refusal.UNKNOWN_COMPONENT, f"the modal {modal.get('custom_id')!r} has "
-                      f"no text input {unknown[0]!r}: it has {', '.join(map(repr, inputs))}")
+                      f"no text input {unknown[0]!r}: it has {there}")
     for custom_id, field in inputs.items():
         value = fields.get(custom_id, str(field.get("value") or ""))
         low, high = int(field.get("min_length", 0)), int(field.get("max_length", MAX_INPUT))
@@ -281,6 +297,18 @@ def _submitted(modal: Mapping[str, Any], fields: dict[str, str]) -> list[dict[st
             if isinstance(child, dict)]}
 
     return [submit(item) for item in modal.get("components") or [] if isinstance(item, dict)]
+
+
+def _labels(tree: Sequence[Any] | None) -> dict[str, str]:
+    """``{custom_id: label}`` of a modal's text inputs: a text input's own ``label``, or
+    that of the label component (type 18) around it."""
+    found: dict[str, str] = {}
+    for item in components(tree):
+        inner = item.get("component") if item.get("type") == ComponentType.LABEL else item
+        if isinstance(inner, dict) and inner.get("type") == ComponentType.TEXT_INPUT \
+                and isinstance(item.get("label"), str):
+            found[str(inner.get("custom_id"))] = item["label"]
+    return found
 
 
 # -- the message a component is on, updated ---------------------------------------

@@ -100,6 +100,20 @@ class InteractionRows(SQLiteStore):
                            json.loads(row["payload"]),
                            None if row["response"] is None else json.loads(row["response"]))
 
+    def later_submits(self, db: sqlite3.Connection, interaction: Interaction, custom_id: str
+                      ) -> list[Interaction]:
+        """The MODAL_SUBMIT interactions (type 5) of the modal ``custom_id`` of the same
+        application after ``interaction`` (larger snowflakes), oldest first."""
+        rows = db.execute(
+            "SELECT * FROM interactions WHERE application_id = ? AND "
+            "json_extract(payload, '$.type') = 5 AND json_extract(payload, '$.data.custom_id') = ?",
+            (interaction.application_id, custom_id)).fetchall()
+        later = [row for row in rows if int(row["id"]) > int(interaction.id)]
+        return [Interaction(row["id"], row["application_id"], row["token"], row["created_at"],
+                            json.loads(row["payload"]),
+                            None if row["response"] is None else json.loads(row["response"]))
+                for row in sorted(later, key=lambda row: int(row["id"]))]
+
     def save_message(self, db: sqlite3.Connection, interaction_id: str, body: Mapping[str, Any],
                      *, original: bool) -> None:
         db.execute("INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)",
