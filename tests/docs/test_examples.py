@@ -368,6 +368,9 @@ CLAIMS: dict[tuple[str, int], Callable[[Block, Path], None]] = {
     ("docs/testing/pytest.md", 1): covered_by("tests/testing/test_plugin.py::docs_example"),
     ("docs/testing/pytest.md", 2): covered_by(
         "tests/testing/test_components.py::test_a_discordpy_bot_is_clicked_chosen_and_submitted"),
+    **{("docs/testing/pytest.md", number): covered_by(
+        "tests/testing/test_session_bot.py::test_the_docs_session_example_passes")
+       for number in (3, 4)},
     **{("docs/testing/examples.md", number): covered_by(  # the example's files, as they are
         "tests/testing/test_examples_components.py::test_the_docs_page_shows_the_example_files")
        for number in (1, 2, 3)},

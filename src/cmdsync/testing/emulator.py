@@ -27,6 +27,7 @@ from cmdsync.testing.results import Invocation, InvocationFailed, in_a_test
 from cmdsync.testing.users import SETTLE, WAIT, UserActions
 
 if TYPE_CHECKING:
+    from cmdsync.emulator.baseline import Baseline
     from cmdsync.emulator.gateway import Gateway
 
 GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
@@ -46,6 +47,7 @@ class DiscordEmulator(UserActions):
     def __init__(self, seed: Mapping[str, Any] | str | os.PathLike[str] | None = None) -> None:
         self._seed = self.default_seed = _seed(seed)
         self._raised: dict[str, BaseException] = {}  # by interaction id: see connect
+        self._baseline: Baseline | None = None  # what reset returns to while a bot stays
         self.emulator: Emulator = new_emulator(seed=self._seed)
         self._server: Any = None
         self.base_url = ""
@@ -94,11 +96,36 @@ class DiscordEmulator(UserActions):
         self.stop()
 
     def reset(self, seed: Mapping[str, Any] | str | os.PathLike[str] | None = None) -> None:
-        """Forget every command, interaction, message and gateway session, and apply
-        ``seed`` (else the one it was made with, :attr:`default_seed`) again.
-        Raises :class:`~cmdsync.errors.UsageError` for a bad seed."""
-        self._seed = _seed(seed) if seed is not None else self.default_seed
-        self.emulator.reset(self._seed)
+        """Start a test afresh.
+
+        With no bot connected: forget every command, interaction, message and gateway
+        session, and apply ``seed`` (else the one it was made with,
+        :attr:`default_seed`) again. With a bot connected (for the whole test session):
+        keep its gateway session and return to the state of the first reset it was
+        connected at (:class:`~cmdsync.emulator.baseline.Baseline`: its commands
+        registered), sending it the events that undo what the test changed.
+        Raises :class:`~cmdsync.errors.UsageError` for a bad seed, and for a ``seed``
+        while a bot stays connected (it saw the session's)."""
+        from cmdsync.emulator.baseline import Baseline
+        from cmdsync.errors import UsageError
+
+        self._raised.clear()
+        if not any(s["connected"] for s in self.gateway.sessions()):
+            if self._baseline is not None:
+                self._baseline.close()
+                self._baseline = None
+            self._seed = _seed(seed) if seed is not None else self.default_seed
+            self.emulator.reset(self._seed)
+            return
+        if seed is not None:
+            raise UsageError("a bot is connected for the whole test session, and it has seen "
+                             "the session's seed: a test with a discord_seed of its own "
+                             "connects its bot in the test")
+        if self._baseline is None:  # the state the connected bot left: every test's start
+            self._baseline = Baseline(self.emulator)
+            self.emulator.log.clear()
+        else:
+            self._baseline.restore()
 
     @contextlib.asynccontextmanager
     async def connect(self, bot: Any, *, timeout: float = 10.0) -> AsyncIterator[Any]:
@@ -129,6 +156,7 @@ class DiscordEmulator(UserActions):
             # (2 s by default); the emulator sends them all at once
             state.guild_ready_timeout = GUILD_READY
         running: asyncio.Task[Any] | None = None
+        before = {s["session_id"] for s in self.gateway.sessions()}
         with pointed_at(self.base_url, libraries=(library,)), self._errors_heard(bot, library):
             try:
                 await bot.login(self.bot_token)
@@ -148,6 +176,7 @@ class DiscordEmulator(UserActions):
                 if running is not None:
                     with contextlib.suppress(Exception, asyncio.CancelledError):
                         await asyncio.wait_for(running, timeout)
+                self._closed(before)
 
     @contextlib.contextmanager
     def _errors_heard(self, bot: Any, library: str) -> Iterator[None]:
@@ -205,11 +234,19 @@ class DiscordEmulator(UserActions):
         if not url.startswith(self.api_url):
             raise TypeError("make the hikari GatewayBot with rest_url=discord_emulator.api_url "
                             "(hikari takes it only when the bot is made)")
+        before = {s["session_id"] for s in self.gateway.sessions()}
         await asyncio.wait_for(bot.start(check_for_updates=False), timeout)
         try:
             yield
         finally:
             await bot.close()
+            self._closed(before)
+
+    def _closed(self, before: set[str]) -> None:
+        """The bot closed: end the sessions it opened (all but ``before``) at once, so
+        that none gets the next test's events before the emulator reads its close."""
+        opened = {s["session_id"] for s in self.gateway.sessions()} - before
+        self.gateway.end_sessions(opened)
 
     async def invoke(self, line: str | None = None, *, user_command: str | None = None,
                      message_command: str | None = None, target: str | None = None,

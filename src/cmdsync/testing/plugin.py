@@ -3,7 +3,11 @@ fixture, so that installing cmdsync is the whole set-up of a bot's tests.
 
 - ``discord_emulator``: a :class:`~cmdsync.testing.DiscordEmulator` served on a
   free loopback port for the whole test session, reset before each test to
-  its seed: state, interactions, messages and gateway sessions.
+  its seed: state, interactions, messages and gateway sessions; or, while a bot
+  stays connected for the session, to the state it connected to, keeping its
+  gateway session (:meth:`~cmdsync.testing.DiscordEmulator.reset`).
+- ``discord_emulator_session``: the same emulator, not reset, for a session-scoped
+  fixture that connects a bot once.
 - ``discord_seed``: the seed each test starts from; override this fixture to
   seed from Python values (a mapping as ``cmdsync emulator --seed`` reads) or
   a file's path. By default the ``discord_seed`` ini option's file
@@ -43,6 +47,14 @@ def _cmdsync_served_emulator(pytestconfig: pytest.Config) -> Iterator[DiscordEmu
                                 f"file {seed}")
     with DiscordEmulator(seed) as served:
         yield served
+
+
+@pytest.fixture(scope="session")
+def discord_emulator_session(_cmdsync_served_emulator: DiscordEmulator) -> DiscordEmulator:
+    """The session's emulator, not reset: connect a bot once for the whole session in a
+    session-scoped fixture of yours; each test's ``discord_emulator`` then keeps its
+    gateway session and returns to the state it connected to."""
+    return _cmdsync_served_emulator
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import math
 import random
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -268,6 +268,20 @@ class Gateway:
         with self._lock:
             session.ended = True
             self._changed.notify_all()
+
+    def end_sessions(self, session_ids: Iterable[str]) -> int:
+        """End these sessions now (a test's bot closed: none of them may get the next
+        test's events, even before its connection's close is read); their connections
+        close with 1000. Returns how many were still alive."""
+        with self._lock:
+            ended = [self._sessions[i] for i in session_ids
+                     if i in self._sessions and not self._sessions[i].ended]
+            for session in ended:
+                session.ended = True
+                if session.outlet is not None:
+                    session.outlet.close(1000, "the test's bot closed")
+            self._changed.notify_all()
+            return len(ended)
 
     def mark_ready(self, session: Session) -> None:
         with self._lock:

@@ -77,8 +77,9 @@ class Members:
 
     @contextmanager
     def watching(self, guild_ids: Iterable[str]) -> Iterator[None]:
-        """Around a change of ``guild_ids``' members made elsewhere (a seed applied): after
-        it, GUILD_MEMBER_ADD for each member new, GUILD_MEMBER_UPDATE for each changed."""
+        """Around a change of ``guild_ids``' members made elsewhere (a seed applied, a
+        test's reset): after it, GUILD_MEMBER_ADD for each member new,
+        GUILD_MEMBER_UPDATE for each changed, GUILD_MEMBER_REMOVE for each gone."""
         before = self._snapshot(guild_ids)
         yield
         after = self._snapshot({guild_id for guild_id, _ in before})
@@ -89,6 +90,11 @@ class Members:
             body = objects.guild_member(self.store, member) | {"guild_id": guild_id}
             self._dispatch(guild_id, "GUILD_MEMBER_ADD" if old is None
                            else "GUILD_MEMBER_UPDATE", body)
+        for (guild_id, user_id), gone in before.items():
+            if gone is not None and (guild_id, user_id) not in after:
+                user = objects.guild_member(self.store, gone)["user"]
+                self._dispatch(guild_id, "GUILD_MEMBER_REMOVE",
+                               {"guild_id": guild_id, "user": user})
 
     def _snapshot(self, guild_ids: Iterable[str]) -> _Snapshot:
         taken: _Snapshot = {}

@@ -186,6 +186,21 @@ class SQLiteStore:
             self._epoch += 1
             self._remembered.clear()
 
+    def snapshot(self) -> sqlite3.Connection:
+        """A copy of the whole state (an in-memory database), for :meth:`restore`."""
+        copy = sqlite3.connect(":memory:", check_same_thread=False)
+        with self._lock:
+            self._db.backup(copy)
+        return copy
+
+    def restore(self, snapshot: sqlite3.Connection) -> None:
+        """Make every table what it was when ``snapshot`` was taken (SQLite's backup of
+        the copy onto this database, in one step)."""
+        with self._lock:
+            snapshot.backup(self._db)
+            self._epoch += 1
+            self._remembered.clear()
+
     def next_snowflake(self, db: sqlite3.Connection, now: float) -> str:
         """A new snowflake at ``now`` (epoch seconds): milliseconds since
         Discord's epoch shifted left 22 bits, and always above the last one
