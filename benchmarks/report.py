@@ -197,6 +197,21 @@ def _bot_test_rows(bots: dict[str, Any]) -> list[Row]:
          _met(bots["answers_per_s"] >= targets["answers_per_s"]))]
 
 
+def _bot_suite_rows(suites: dict[str, Any]) -> list[Row]:
+    targets, tests = suites["targets"], suites["tests"]
+    name = (f"A suite of {tests} invoke tests, one bot connected for the session (pytest's "
+            f"time; the process {_s(suites['session_wall_s'])})")
+    return [
+        (name, _s(suites["session_s"]),
+         f"reconnecting in each test {_s(suites['reconnect_s'])}",
+         _x(suites["session_s"] / suites["reconnect_s"]), f"<= {_s(targets['session_s'])}",
+         _met(suites["session_s"] <= targets["session_s"])),
+        ("A test that runs a command and clicks its button (session bot)",
+         f"{suites['click_per_test_s'] * 1000:.0f} ms", "-", "-",
+         f"<= {targets['click_per_test_s'] * 1000:.0f} ms",
+         _met(suites["click_per_test_s"] <= targets["click_per_test_s"]))]
+
+
 def _run(run: dict[str, Any], versus: str) -> str:
     """A middle run in words: wall, requests by kind, 429s, phases, peak memory.
 
@@ -226,6 +241,7 @@ _ROWS: dict[str, Callable[[Any], list[Row]]] = {
     "apply_guild_specific_1000": _differing_apply_rows, "emulator_speed": _emulator_rows,
     "apply_one_change": _one_change_rows, "write_efficiency": _write_rows,
     "bot_tests": _bot_test_rows,
+    "bot_suites": _bot_suite_rows,
 }
 
 

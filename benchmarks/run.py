@@ -34,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import bot_suites
 import bot_tests
 import emulated
 import emulator_load
@@ -60,6 +61,7 @@ class Sizes:
     apply_guilds: int  # apply from empty
     change_guilds: int  # one command changed in each, against a blind bulk overwrite
     answers: int = 500  # invocations one connected bot answers (bot_tests)
+    suite_tests: int = 100  # tests in each bot suite run under pytest (bot_suites)
     load_guilds: int = 1000  # the emulator's own speed (emulator_load)
     load_seconds: float = 10.0  # of mixed traffic
 
@@ -68,13 +70,13 @@ FULL = Sizes(runs=5, throughput_guilds=100, plan_guilds=500, plan_commands=50, p
              plan_large_guilds=1000, distinct_guilds=100, apply_guilds=500, change_guilds=100)
 QUICK = Sizes(runs=3, throughput_guilds=10, plan_guilds=20, plan_commands=10, plan_runs=1,
               plan_large_guilds=40, distinct_guilds=10, apply_guilds=20, change_guilds=10,
-              answers=100, load_guilds=200, load_seconds=2.0)
+              answers=100, load_guilds=200, load_seconds=2.0, suite_tests=20)
 # In the order they run and are reported.
 BENCHMARKS = ("cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_scale_1000",
               "plan_distinct_bodies", "plan_guild_specific", "plan_guild_specific_1000",
               "apply_from_empty", "apply_distinct_bodies", "apply_guild_specific",
               "apply_guild_specific_1000", "apply_one_change", "write_efficiency",
-              "emulator_speed", "bot_tests")
+              "emulator_speed", "bot_tests", "bot_suites")
 # Targets: wall time at most this times the bound that 50 requests per second
 # sets (requests served / 50), with no 429; and cmdsync's apply of one change
 # per guild at most this times a blind bulk overwrite's wall time.
@@ -163,6 +165,8 @@ def run_all(sizes: Sizes, *, quick: bool, only: tuple[str, ...] | None = None
             "write_efficiency": lambda: write_efficiency(cmdsync, workdir),
             "emulator_speed": lambda: emulator_speed(sizes),
             "bot_tests": lambda: bot_tests.bot_tests(runs=sizes.runs, answers=sizes.answers),
+            "bot_suites": lambda: bot_suites.bot_suites(runs=sizes.plan_runs,
+                                                        tests=sizes.suite_tests),
         }
         for name in selected:
             before = _load()

@@ -25,7 +25,7 @@ EVERY = {"cold_validate", "throughput", "cli_start", "plan_at_scale", "plan_at_s
          "plan_distinct_bodies", "plan_guild_specific", "plan_guild_specific_1000",
          "apply_from_empty", "apply_distinct_bodies", "apply_guild_specific",
          "apply_guild_specific_1000", "apply_one_change", "write_efficiency", "emulator_speed",
-         "bot_tests"}
+         "bot_tests", "bot_suites"}
 # The quick sizes: guilds of each benchmark, 10 commands in each.
 PLAN, PLAN_LARGE, DISTINCT, APPLY, CHANGE, PER_GUILD = 20, 40, 10, 20, 10, 10
 # Route templates, as the emulator's log names them.
@@ -346,3 +346,18 @@ def test_bot_tests_report_every_figure(results: dict[str, Any]) -> None:
     assert found["answers"] == 100 and len(found["tests_s"]) == results["runs"]
     assert all(found[k] > 0 for k in ("test_s", "reset_s", "answers_per_s", "answer_median_s"))
     assert found["targets"] == {"test_s": 1.0, "reset_s": 0.05, "answers_per_s": 100.0}
+
+
+def test_bot_suites_report_each_suite_beside_the_reconnecting_one(
+        results: dict[str, Any]) -> None:
+    """A bot's suite under pytest (issue 36, item 7): the session-connected suite, the
+    same suite reconnecting in each test, and the click test, each run passing every
+    test (run_suite raises otherwise), next to their targets scaled to --quick's 20."""
+    found = results["benchmarks"]["bot_suites"]
+    assert found["tests"] == 20
+    assert {kind: len(runs) for kind, runs in found["runs"].items()} == {
+        "session": 1, "reconnect": 1, "click": 1}
+    assert all(found[k] > 0 for k in ("session_s", "session_wall_s", "reconnect_s",
+                                      "reconnect_wall_s", "click_per_test_s"))
+    assert found["session_wall_s"] > found["session_s"]  # the interpreter's start on top
+    assert found["targets"] == {"session_s": 1.0, "click_per_test_s": 0.1}

@@ -223,7 +223,7 @@ async def invoke(request: Request) -> Response:
 # message types CHAT_INPUT_COMMAND and CONTEXT_MENU_COMMAND: an interaction's original response
 ORIGINALS = frozenset({20, 23})
 MAX_WITHIN = 10.0  # seconds one GET of an exchange may wait: a caller waiting longer asks again
-_SETTLE_STEP = 0.005  # seconds between looks at the bots' activity
+_SETTLE_STEP = 0.002  # seconds between looks at the bots' activity, at least
 
 
 async def interaction(request: Request) -> Response:
@@ -237,15 +237,19 @@ async def interaction(request: Request) -> Response:
     deadline = clock() + within
     try:
         while True:
+            idle = emulator.idle_for()
             result = interactions.exchange(emulator.store, interaction_id)
             came = sum(m.get("type") not in ORIGINALS for m in result["messages"])
             # a deferred reply still "thinking" is owed its edit: not settled before it
             owed = any(int(m.get("flags") or 0) & LOADING for m in result["messages"])
-            done = came >= wanted and bool(not owed and emulator.idle_for() >= settle
-                                           if settle else wanted)
+            ready = came >= wanted and not owed
+            done = bool(ready and idle >= settle if settle else wanted and came >= wanted)
             if done or clock() >= deadline:  # settled (with the follow-ups), or those came
                 break
-            await asyncio.sleep(min(_SETTLE_STEP if settle else 0.05, deadline - clock()))
+            # look again when the quiet period would end, unless something happens first
+            step = max(settle - idle, _SETTLE_STEP) if settle and ready else _SETTLE_STEP \
+                if settle else 0.05
+            await asyncio.sleep(min(step, deadline - clock()))
     except ErrorReply as exc:
         return JSONResponse(exc.body(), status_code=exc.status)
     return JSONResponse({**result, "done": done} if wanted or settle or within else result)

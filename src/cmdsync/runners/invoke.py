@@ -9,7 +9,8 @@ application's ``interactions_endpoint_url`` (``PATCH /applications/@me``
 with the bot token, which the emulator verifies with signed PINGs). With
 ``wait`` (seconds) it then polls ``GET /_emulator/interactions/{id}`` for that long
 at most to collect what the bot does next: until ``follow_ups`` of them arrived and,
-with ``settle``, until the bots have been idle that long (the emulator says when). It prints nothing; the result is an :class:`Invoked`.
+with ``settle``, until the bots have been idle that long (the emulator holds the poll
+until then, and says so). It prints nothing; the result is an :class:`Invoked`.
 
 Only the emulator runs interactions: against Discord (or any URL without
 the admin API) it raises :class:`~cmdsync.errors.UsageError`.
@@ -86,7 +87,7 @@ EXCHANGE: dict[str, Any] = {
 """The exchange ``{"interaction", "response", "failure", "messages"}`` as the output
 reads it (a JSON Schema; other keys are allowed)."""
 
-POLL_INTERVAL = 0.2  # seconds between polls while waiting (a third of --settle, if less)
+POLL_INTERVAL = 0.2  # seconds between polls while waiting without --settle
 MAX_SETTLE = 10.0  # seconds: the admin API's bound on settle
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token works (Discord's 15 minutes)
 OUTDATED = "INTERACTION_APPLICATION_COMMAND_INVALID_VERSION"
@@ -163,14 +164,15 @@ def invoke(connection: Connection, request: Request, *, application_id: str | No
             result = await _post(client, app_id, request)
             if result.exchange and request.wait:
                 deadline = clock() + request.wait
-                # settling is measured in the emulator: look often enough to end soon after
-                interval = min(POLL_INTERVAL, request.settle / 3) if request.settle \
-                    else POLL_INTERVAL
+                # settling is measured in the emulator: it holds the poll until then
+                held = bool(request.settle)
                 try:
                     while clock() < deadline:
-                        await sleep(min(interval, max(deadline - clock(), 0)))
+                        if not held:
+                            await sleep(min(POLL_INTERVAL, max(deadline - clock(), 0)))
                         polled = await _poll(client, result.exchange["interaction"]["id"],
-                                             request)
+                                             request, within=min(max(deadline - clock(), 0),
+                                                                 MAX_SETTLE) if held else 0)
                         done = bool(polled.pop("done", False))
                         if polled:
                             result.exchange = checked_exchange({**result.exchange, **polled})
@@ -384,12 +386,13 @@ def _said(error: Any) -> str:
     return message if len(message) <= 200 else message[:199] + "\u2026"
 
 
-async def _poll(client: httpx.AsyncClient, interaction_id: str, request: Request
-                ) -> dict[str, Any]:
-    """The exchange now; its ``done`` says whether ``request.follow_ups`` arrived and,
-    with ``request.settle``, the bots have been idle that many seconds."""
+async def _poll(client: httpx.AsyncClient, interaction_id: str, request: Request, *,
+                within: float) -> dict[str, Any]:
+    """The exchange once ``request.follow_ups`` arrived and, with ``request.settle``, the
+    bots have been idle that many seconds, or after ``within`` seconds (the emulator
+    holds the poll); its ``done`` says which."""
     response = await _call(client, "GET", f"/_emulator/interactions/{interaction_id}", params={
-        "follow_ups": request.follow_ups, "settle": request.settle})
+        "follow_ups": request.follow_ups, "settle": request.settle, "within": within})
     return _json(response) if response.status_code == 200 else {}
 
 

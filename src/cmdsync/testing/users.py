@@ -12,7 +12,7 @@ from typing import Any
 from cmdsync.emulator.instance import Emulator
 from cmdsync.testing.results import Invocation, InvocationFailed, Said
 
-SETTLE = 0.03  # seconds the bots are idle before an action returns (settle=True)
+SETTLE = 0.02  # seconds the bots are idle before an action returns (settle=True)
 WAIT = 3.0  # seconds an action waits at most for what the bots do after it
 _STEP = 0.005  # seconds between looks at the bots' activity
 
