@@ -126,7 +126,7 @@ def test_who_may_read_what(api: httpx.Client, path: str, headers: dict[str, str]
 
 
 @pytest.mark.parametrize(("method", "path"), [
-    ("GET", f"/guilds/{GUILD}/emojis"), ("PUT", f"/channels/{GENERAL}/pins/1"),
+    ("GET", f"/guilds/{GUILD}/emojis"), ("POST", f"/channels/{GENERAL}/typing"),
     ("GET", "/users/@me/connections"),
 ])
 def test_a_route_not_emulated_is_named_in_its_404(api: httpx.Client, method: str,
@@ -148,10 +148,9 @@ def test_a_token_in_a_path_not_emulated_is_not_repeated(api: httpx.Client) -> No
 
 
 @pytest.mark.parametrize(("method", "path", "route"), [
-    ("DELETE", f"/channels/{GENERAL}", "DELETE /channels/{channel_id}"),
-    ("PATCH", f"/channels/{GENERAL}", "PATCH /channels/{channel_id}"),
-    ("PUT", f"/channels/{GENERAL}/messages/pins/1",
-     "PUT /channels/{channel_id}/messages/pins/{message_id}"),
+    ("PATCH", f"/guilds/{GUILD}/channels", "PATCH /guilds/{guild_id}/channels"),
+    ("PATCH", f"/guilds/{GUILD}", "PATCH /guilds/{guild_id}"),
+    ("PATCH", f"/guilds/{GUILD}/roles", "PATCH /guilds/{guild_id}/roles"),
 ])
 def test_a_discord_route_not_emulated_is_a_404_the_log_shows(
         served: tuple[Emulator, str], api: httpx.Client, method: str, path: str,

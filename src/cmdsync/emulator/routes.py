@@ -33,7 +33,15 @@ from cmdsync.emulator.interactions import follow_ups
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Call, Handler, Reply
-from cmdsync.emulator.resources import guilds, identity, messages, moderation
+from cmdsync.emulator.resources import (
+    channels,
+    guilds,
+    identity,
+    messages,
+    moderation,
+    pins,
+    roles,
+)
 
 
 def list_commands(call: Call) -> Reply:
@@ -176,11 +184,33 @@ ROUTES: tuple[Route, ...] = (
           optional_body=True),
     Route("/guilds/{guild_id}/bans/{user_id}", "DELETE", moderation.unban, "bans:edit"),
     Route("/guilds/{guild_id}/channels", "GET", guilds.list_channels, "guild/channels"),
+    Route("/guilds/{guild_id}/channels", "POST", channels.create_channel,
+          "guild/channels:create"),
     Route("/guilds/{guild_id}/roles", "GET", guilds.list_roles, "guild/roles"),
+    Route("/guilds/{guild_id}/roles", "POST", roles.create_role, "guild/roles:edit"),
+    Route("/guilds/{guild_id}/roles/{role_id}", "GET", roles.get_role, "guild/roles"),
+    Route("/guilds/{guild_id}/roles/{role_id}", "PATCH", roles.edit_role, "guild/roles:edit"),
+    Route("/guilds/{guild_id}/roles/{role_id}", "DELETE", roles.delete_role,
+          "guild/roles:edit"),
     Route(_CHANNEL, "GET", guilds.get_channel, "channel"),
+    Route(_CHANNEL, "PATCH", channels.edit_channel, "channel:edit"),
+    Route(_CHANNEL, "DELETE", channels.delete_channel, "channel:delete"),
+    Route(_CHANNEL + "/permissions/{overwrite_id}", "PUT", channels.put_overwrite,
+          "channel/permissions"),
+    Route(_CHANNEL + "/permissions/{overwrite_id}", "DELETE", channels.delete_overwrite,
+          "channel/permissions"),
     Route(_CHANNEL + "/messages", "GET", messages.list_messages, "messages"),
     Route(_CHANNEL + "/messages", "POST", messages.create_message, "messages:create",
           forms=True),
+    Route(_CHANNEL + "/messages/bulk-delete", "POST", pins.bulk_delete,
+          "messages:bulk-delete"),
+    Route(_CHANNEL + "/messages/pins", "GET", pins.list_pins, "pins"),
+    Route(_CHANNEL + "/messages/pins/{message_id}", "PUT", pins.pin, "pins:edit",
+          optional_body=True),
+    Route(_CHANNEL + "/messages/pins/{message_id}", "DELETE", pins.unpin, "pins:edit"),
+    Route(_CHANNEL + "/pins", "GET", pins.list_pins_deprecated, "pins"),
+    Route(_CHANNEL + "/pins/{message_id}", "PUT", pins.pin, "pins:edit", optional_body=True),
+    Route(_CHANNEL + "/pins/{message_id}", "DELETE", pins.unpin, "pins:edit"),
     Route(_CHANNEL + "/messages/{message_id}", "GET", messages.get_message, "messages"),
     Route(_CHANNEL + "/messages/{message_id}", "PATCH", messages.edit_message,
           "messages:edit", forms=True),

@@ -9,6 +9,7 @@ member's user, a channel's siblings) are in :mod:`cmdsync.emulator.resources.obj
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -68,10 +69,16 @@ def fixture_message(message: SeedMessage, author: dict[str, Any], guild_id: str 
             "author": author, "content": message.get("content", ""),
             "timestamp": JOINED_AT, "edited_timestamp": None, "tts": False,
             "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": False, "flags": 0, "components": []}
+            "attachments": [], "embeds": [], "pinned": _pinned(message), "flags": 0,
+            "components": []}
     if guild_id:
         body["guild_id"] = guild_id
     return body
+
+
+def _pinned(message: Mapping[str, Any]) -> bool:
+    """Whether a bot pinned the fixture message ("Pin Message")."""
+    return bool(message.get("pinned", False))
 
 
 def person(user_id: str, seeded: User | None, app: Application | None
@@ -109,12 +116,28 @@ def interaction_member(seeded: Member, person: dict[str, Any], permissions: int
 
 
 def role(fixture: Role, position: int) -> dict[str, Any]:
-    """A role fixture as Discord's "Permissions > Role Object" (``GuildRoleResponse``)."""
-    return {"id": fixture["id"], "name": fixture["name"],
+    """A role fixture as Discord's "Permissions > Role Object" (``GuildRoleResponse``);
+    what a bot set on it (:data:`ROLE_SETTINGS`: Create / Modify Guild Role) shows."""
+    body = {"id": fixture["id"], "name": fixture["name"],
             "permissions": str(fixture["permissions"]), "position": position, "color": 0,
             "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
             "hoist": False, "managed": False, "mentionable": False, "icon": None,
             "unicode_emoji": None, "flags": 0}
+    return body | settings(fixture, ROLE_SETTINGS)
+
+
+# What a bot may set on a role (Discord's "Modify Guild Role" JSON params), kept in its
+# fixture; ``colors`` holds ``color`` as its ``primary_color`` ("Role Colors Object").
+ROLE_SETTINGS = ("color", "colors", "hoist", "mentionable", "icon", "unicode_emoji")
+# What a bot may set on a guild channel ("Modify Channel", guild channel), kept in its
+# fixture; each shows only on the channel types whose object has the field.
+CHANNEL_SETTINGS = ("topic", "nsfw", "rate_limit_per_user", "bitrate", "user_limit",
+                    "parent_id", "permission_overwrites", "last_pin_timestamp")
+
+
+def settings(fixture: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The ``keys`` a fixture holds (those a bot set through the REST routes)."""
+    return {key: fixture[key] for key in keys if key in fixture}
 
 
 def resolved_role(seeded: Role) -> dict[str, Any]:
@@ -149,6 +172,8 @@ def guild_channel(guild_id: str, fixture: Channel, position: int
                     default_sort_order=None, default_forum_layout=0,
                     default_thread_rate_limit_per_user=0,
                     default_auto_archive_duration=AUTO_ARCHIVE)
+    body.update({key: value for key, value in settings(fixture, CHANNEL_SETTINGS).items()
+                 if key in body})
     return body
 
 

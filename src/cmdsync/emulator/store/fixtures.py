@@ -19,7 +19,7 @@ from cmdsync.emulator.domain.permissions import base_permissions
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
 Kind = Literal["user", "role", "member", "channel", "message", "ban", "reaction",
-               "interaction_failure"]
+               "interaction_failure", "pin"]  # a pin: keyed by channel (as guild) and message
 # The key of each kind's id in its row.
 ID_KEYS: Mapping[str, str] = {"role": "id", "member": "user_id", "channel": "id",
                               "message": "id", "user": "id"}
@@ -112,6 +112,10 @@ class FixtureRows(SQLiteStore):
 
     def seed_messages(self, guild_id: str) -> list[SeedMessage]:
         return cast("list[SeedMessage]", self._all("message", guild_id))
+
+    def pins(self, channel_id: str) -> list[dict[str, Any]]:
+        """The channel's pins, ``{"message_id", "pinned_at"}``, in the order they were made."""
+        return self._all("pin", channel_id)
 
     def bans(self, guild_id: str) -> list[dict[str, Any]]:
         """The guild's bans, ``{"user_id", "reason"}``, in the order they were made."""
