@@ -14,15 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sys
 import traceback
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from cmdsync.emulator import seed as seeds
-from cmdsync.emulator.gateway.clients import LIBRARIES, pointed_at
 from cmdsync.emulator.instance import Emulator, new_emulator
+from cmdsync.testing import libraries
 from cmdsync.testing.results import Invocation, InvocationFailed, in_a_test
 from cmdsync.testing.users import SETTLE, WAIT, UserActions
 
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from cmdsync.emulator.baseline import Baseline
     from cmdsync.emulator.gateway import Gateway
 
-GUILD_READY = 0.05  # seconds a discord.py-family bot waits for more GUILD_CREATEs
 
 
 @final
@@ -127,120 +125,70 @@ class DiscordEmulator(UserActions):
         else:
             self._baseline.restore()
 
+    @property
+    def public_key(self) -> str:
+        """The seed's first application's public key (hex), which Discord calls its
+        ``verify_key``: an HTTP-endpoint bot checks the emulator's signatures with it."""
+        from cmdsync.emulator.interactions.signing import verify_key
+
+        app = self.emulator.store.application(self.application_id)
+        return verify_key(app) if app is not None else ""
+
     @contextlib.asynccontextmanager
     async def connect(self, bot: Any, *, timeout: float = 10.0) -> AsyncIterator[Any]:
         """Log ``bot`` in to the emulator and wait until it is ready; close it on exit.
 
         ``bot`` is a discord.py, py-cord, nextcord or disnake ``Client`` (or
-        ``Bot``; its library's ``http.Route.BASE`` is pointed at
-        :attr:`api_url` meanwhile, it logs in with :attr:`bot_token`, and it waits
-        :data:`GUILD_READY` seconds, not 2, for more guilds after the last), or a
-        hikari ``GatewayBot`` made with ``rest_url=discord_emulator.api_url``
-        and ``token=discord_emulator.bot_token`` (hikari reads the application
-        id from the token: seed the application with
-        :func:`discord_shaped_token`). ``timeout`` is in seconds.
-        Raises :class:`TimeoutError` when the bot is not ready in time, and
-        :class:`TypeError` for another kind of bot.
+        ``Bot``; its library's REST base is pointed at :attr:`api_url` meanwhile, it
+        logs in with :attr:`bot_token`, and it waits :data:`~cmdsync.testing.libraries.GUILD_READY` seconds, not
+        2, for more guilds after the last); an interactions.py ``Client`` (started
+        with :attr:`bot_token`); a hikari ``GatewayBot`` made with
+        ``rest_url=discord_emulator.api_url`` and ``token=discord_emulator.bot_token``
+        (hikari reads the application id from the token: seed the application with
+        :func:`discord_shaped_token`); or a hikari ``RESTBot`` made with those and
+        ``public_key=discord_emulator.public_key``, served on a free loopback port
+        and made the application's interactions endpoint
+        (:mod:`cmdsync.testing.libraries`). The sessions the bot opened end as it
+        closes. ``timeout`` is in seconds. Raises :class:`TimeoutError` when the bot
+        is not ready in time, and :class:`TypeError` for another kind of bot.
         """
-        library = _library(bot)
-        if library == "hikari":
-            async with self._hikari(bot, timeout):
-                yield bot
-            return
+        library = libraries.library_of(bot)
         if library is None:
             raise TypeError(f"{type(bot).__name__} is not a discord.py, py-cord, nextcord, "
-                            "disnake or hikari bot")
-        state = getattr(bot, "_connection", None)
-        if state is not None and getattr(state, "guild_ready_timeout", 0) > GUILD_READY:
-            # the library waits this long after the last GUILD_CREATE before it is ready
-            # (2 s by default); the emulator sends them all at once
-            state.guild_ready_timeout = GUILD_READY
-        running: asyncio.Task[Any] | None = None
+                            "disnake, interactions.py or hikari bot")
         before = {s["session_id"] for s in self.gateway.sessions()}
-        with pointed_at(self.base_url, libraries=(library,)), self._errors_heard(bot, library):
-            try:
-                await bot.login(self.bot_token)
-                running = asyncio.create_task(bot.connect(reconnect=True))
-                ready = asyncio.create_task(bot.wait_until_ready())
-                done, _ = await asyncio.wait({running, ready}, timeout=timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if running in done:  # it stopped before it was ready: its error says why
-                    ready.cancel()
-                    running.result()
-                if ready not in done:
-                    ready.cancel()
-                    raise TimeoutError(f"the bot was not ready within {timeout:g} s")
+        if library == "hikari":
+            connected = libraries.hikari_gateway(bot, api_url=self.api_url, timeout=timeout,
+                                                 heard=self._heard)
+        elif library == "hikari-rest":
+            connected = libraries.hikari_rest(bot, api_url=self.api_url,
+                                              token=self.bot_token, timeout=timeout,
+                                              heard=self._heard)
+        elif library == "interactions":
+            connected = libraries.interactions_py(bot, base_url=self.base_url,
+                                                  token=self.bot_token, timeout=timeout,
+                                                  heard=self._heard)
+        else:
+            connected = libraries.discord_family(bot, library, base_url=self.base_url,
+                                                 token=self.bot_token, timeout=timeout,
+                                                 heard=self._heard)
+        try:
+            async with connected:
                 yield bot
-            finally:
-                await bot.close()
-                if running is not None:
-                    with contextlib.suppress(Exception, asyncio.CancelledError):
-                        await asyncio.wait_for(running, timeout)
-                self._closed(before)
-
-    @contextlib.contextmanager
-    def _errors_heard(self, bot: Any, library: str) -> Iterator[None]:
-        """While the bot runs, hear what its handlers raise through the library's error
-        hooks (the command tree's ``on_error``, a view's or a modal's), as the library
-        reports it: the emulator stops waiting for that interaction's answer, and the
-        test fails with the bot's own exception and traceback."""
-        module = sys.modules.get(library)
-        ui = getattr(module, "ui", None)
-        patched: list[tuple[Any, str, Any]] = []
-
-        def heard(interaction: Any, error: BaseException) -> None:
-            error = getattr(error, "original", None) or error  # CommandInvokeError wraps
-            self._raised[str(getattr(interaction, "id", ""))] = error
-            token = getattr(interaction, "token", None)
-            if token:
-                self.emulator.store.raised(str(token), f"{type(error).__name__}: {error}")
-
-        tree = getattr(bot, "tree", None)
-        if tree is not None and hasattr(tree, "on_error"):
-            original_tree = tree.on_error
-
-            async def tree_error(interaction: Any, error: BaseException, *rest: Any) -> None:
-                heard(interaction, error)
-                await original_tree(interaction, error, *rest)
-
-            tree.on_error = tree_error
-        for name in ("View", "Modal"):
-            kind = getattr(ui, name, None)
-            if kind is None or not hasattr(kind, "on_error"):
-                continue
-            original = kind.on_error
-
-            async def ui_error(view: Any, *args: Any, _original: Any = original) -> None:
-                error = next((a for a in args if isinstance(a, BaseException)), None)
-                interaction = next((a for a in args if hasattr(a, "token")), None)
-                if error is not None and interaction is not None:
-                    heard(interaction, error)
-                await _original(view, *args)
-
-            patched.append((kind, "on_error", original))
-            kind.on_error = ui_error
-        try:
-            yield
         finally:
-            for kind, attribute, original in patched:
-                setattr(kind, attribute, original)
-            if tree is not None and "on_error" in vars(tree):
-                del tree.on_error
-
-    @contextlib.asynccontextmanager
-    async def _hikari(self, bot: Any, timeout: float) -> AsyncIterator[None]:
-        rest = getattr(bot, "rest", None)
-        url = str(getattr(rest, "_rest_url", "") or "")
-        if not url.startswith(self.api_url):
-            raise TypeError("make the hikari GatewayBot with rest_url=discord_emulator.api_url "
-                            "(hikari takes it only when the bot is made)")
-        before = {s["session_id"] for s in self.gateway.sessions()}
-        await asyncio.wait_for(bot.start(check_for_updates=False), timeout)
-        try:
-            yield
-        finally:
-            await bot.close()
             self._closed(before)
+
+    def _heard(self, where: Any, error: BaseException) -> None:
+        """A handler of the bot raised ``error`` for an interaction (``where``: it, or a
+        library's context holding it): the emulator stops waiting for its answer, and
+        the test fails with the bot's own exception and traceback."""
+        error = getattr(error, "original", None) or error  # CommandInvokeError wraps
+        interaction = where if getattr(where, "token", None) else getattr(
+            where, "interaction", where)
+        self._raised[str(getattr(interaction, "id", ""))] = error
+        token = getattr(interaction, "token", None)
+        if token:
+            self.emulator.store.raised(str(token), f"{type(error).__name__}: {error}")
 
     def _closed(self, before: set[str]) -> None:
         """The bot closed: end the sessions it opened (all but ``before``) at once, so
@@ -407,16 +355,6 @@ def _waiting(wait: float | None, settle: bool | float, follow_ups: int) -> tuple
     """The bound on the wait and the quiet period to settle on, both in seconds."""
     quiet = SETTLE if settle is True else float(settle or 0.0)
     return (wait if wait is not None else WAIT if follow_ups or quiet else 0.0), quiet
-
-
-def _library(bot: Any) -> str | None:
-    """The library of ``bot`` (``discord``, ``nextcord``, ``disnake``, ``hikari``),
-    through its classes: most bots subclass ``commands.Bot``."""
-    for kind in type(bot).__mro__:
-        top = kind.__module__.split(".")[0]
-        if top in (*LIBRARIES, "hikari"):
-            return top
-    return None
 
 
 def _seed(seed: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any]:

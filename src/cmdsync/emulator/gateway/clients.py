@@ -1,8 +1,10 @@
 """Pointing a Discord library at a served emulator, for a bot's tests.
 
-discord.py, py-cord and nextcord (module ``discord`` or ``nextcord``) and
-disnake read their REST base from ``<module>.http.Route.BASE``; discord.py
-and its forks connect a bot that is not sharded to
+discord.py, nextcord (module ``discord`` or ``nextcord``) and disnake read
+their REST base from ``<module>.http.Route.BASE``, py-cord (2.6 and later)
+from ``discord.http.Route.API_BASE_URL``, and interactions.py from
+``interactions.api.http.route.Route.BASE``; discord.py and its forks connect a
+bot that is not sharded to
 ``<module>.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` without asking
 ``GET /gateway/bot``, so that is pointed at the emulator too. hikari takes
 ``rest_url=`` (its ``GatewayBot`` then asks ``GET /gateway/bot``), and needs
@@ -21,6 +23,8 @@ from contextlib import contextmanager
 from typing import Any
 
 LIBRARIES = ("discord", "nextcord", "disnake")
+# Where a library's Route is when it is not ``<module>.http`` (interactions.py)
+_ROUTE_MODULES = {"interactions": "interactions.api.http.route"}
 
 
 def urls(base_url: str) -> tuple[str, str]:
@@ -49,11 +53,15 @@ def pointed_at(base_url: str, *, libraries: tuple[str, ...] = LIBRARIES) -> Iter
     try:
         for name in libraries:
             try:
-                http = importlib.import_module(f"{name}.http")
+                http = importlib.import_module(_ROUTE_MODULES.get(name, f"{name}.http"))
             except ImportError:
                 continue
-            saved.append((http.Route, "BASE", http.Route.BASE))
-            http.Route.BASE = api_url
+            # py-cord 2.6 and later build Route.base from API_BASE_URL; the others read BASE
+            attribute = "BASE" if hasattr(http.Route, "BASE") else "API_BASE_URL"
+            saved.append((http.Route, attribute, getattr(http.Route, attribute)))
+            setattr(http.Route, attribute, api_url)
+            if name in _ROUTE_MODULES:  # it asks GET /gateway for the websocket's URL
+                continue
             gateway = importlib.import_module(f"{name}.gateway")
             socket = getattr(gateway, "DiscordWebSocket", None)
             default = getattr(socket, "DEFAULT_GATEWAY", None)
