@@ -46,6 +46,7 @@ class DiscordEmulator(UserActions):
         self._seed = self.default_seed = _seed(seed)
         self._raised: dict[str, BaseException] = {}  # by interaction id: see connect
         self._baseline: Baseline | None = None  # what reset returns to while a bot stays
+        self._began = 0.0  # when the test began (the last reset), on the emulator's clock
         self.emulator: Emulator = new_emulator(seed=self._seed)
         self._server: Any = None
         self.base_url = ""
@@ -108,6 +109,7 @@ class DiscordEmulator(UserActions):
         from cmdsync.errors import UsageError
 
         self._raised.clear()
+        self._began = self.emulator.clock()
         if not any(s["connected"] for s in self.gateway.sessions()):
             if self._baseline is not None:
                 self._baseline.close()
@@ -177,6 +179,28 @@ class DiscordEmulator(UserActions):
                 yield bot
         finally:
             self._closed(before)
+
+    def transcript(self) -> str:
+        """What the emulator did since this test's reset, oldest first, one line each:
+        gateway dispatches (``gateway  INTERACTION_CREATE -> application 1 (seq 5):
+        interaction 9 (type 2: ping)``) and API requests with their status, the
+        callbacks included (``REST  POST /api/v10/interactions/{interaction_id}/
+        {interaction_token}/callback -> 204``), each at seconds since the reset. The
+        plugin adds it to a failing test's report; it never holds a token."""
+        began = self._began
+        lines: list[tuple[float, str]] = []
+        for sent in self.gateway.dispatched:
+            if sent.time >= began:
+                lines.append((sent.time, f"gateway  {sent.event} -> application "
+                              f"{sent.application_id} (seq {sent.seq})"
+                              + (f": {sent.about}" if sent.about else "")))
+        for entry in self.emulator.log.entries():
+            if entry.time >= began:
+                lines.append((entry.time, f"REST     {entry.method} {entry.path} -> "
+                              f"{entry.status}"
+                              + (" (not emulated)" if entry.kind == "unserved" else "")))
+        lines.sort(key=lambda line: line[0])
+        return "\n".join(f"+{max(when - began, 0.0):7.3f}s  {line}" for when, line in lines)
 
     def _heard(self, where: Any, error: BaseException) -> None:
         """A handler of the bot raised ``error`` for an interaction (``where``: it, or a

@@ -8,6 +8,9 @@ fixture, so that installing cmdsync is the whole set-up of a bot's tests.
   gateway session (:meth:`~cmdsync.testing.DiscordEmulator.reset`).
 - ``discord_emulator_session``: the same emulator, not reset, for a session-scoped
   fixture that connects a bot once.
+
+A failing test that used ``discord_emulator`` gets a report section "discord
+emulator transcript": the gateway dispatches and API requests of the test, in order.
 - ``discord_seed``: the seed each test starts from; override this fixture to
   seed from Python values (a mapping as ``cmdsync emulator --seed`` reads) or
   a file's path. By default the ``discord_seed`` ini option's file
@@ -21,7 +24,7 @@ own event loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +58,20 @@ def discord_emulator_session(_cmdsync_served_emulator: DiscordEmulator) -> Disco
     session-scoped fixture of yours; each test's ``discord_emulator`` then keeps its
     gateway session and returns to the state it connected to."""
     return _cmdsync_served_emulator
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failing test that used ``discord_emulator`` reports what the emulator did during
+    it: a section "discord emulator transcript" (gateway dispatches and API requests,
+    callbacks included, in order: :meth:`DiscordEmulator.transcript`)."""
+    report: pytest.TestReport = yield
+    emulator = getattr(item, "funcargs", {}).get("discord_emulator")
+    if report.failed and report.when == "call" and emulator is not None:
+        report.sections.append(("discord emulator transcript",
+                                emulator.transcript() or "(nothing happened)"))
+    return report
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmdsync.emulator.domain.objects import Application
+from cmdsync.emulator.gateway.dispatched import DISPATCH_KEPT, Dispatched, about
 from cmdsync.emulator.gateway.protocol import ENDS_SESSION, Close, Closed, Op, payload
 from cmdsync.emulator.reference.log import Activity
 from cmdsync.emulator.store.database import Store
@@ -155,6 +156,8 @@ class Gateway:
         self._identifies: dict[str, deque[float]] = {}  # application -> IDENTIFY times
         self._member_requests: dict[tuple[str, str], float] = {}  # (session, guild) -> time
         self._outlets: set[Outlet] = set()
+        # every dispatch, for a failing test's transcript (the last DISPATCH_KEPT)
+        self.dispatched: deque[Dispatched] = deque(maxlen=DISPATCH_KEPT)
 
     def reset(self) -> None:
         """Forget IDENTIFY counts, member-request times and every session not connected
@@ -162,6 +165,7 @@ class Gateway:
         with self._lock:
             self._identifies.clear()
             self._member_requests.clear()
+            self.dispatched.clear()
             self._sessions = {key: s for key, s in self._sessions.items()
                               if s.outlet is not None and not s.ended}
 
@@ -315,6 +319,8 @@ class Gateway:
 
     def _dispatch_to(self, session: Session, event: str, data: Any) -> None:
         session.seq += 1
+        self.dispatched.append(Dispatched(self.clock(), session.app.id, session.id,
+                                          session.seq, event, about(event, data)))
         item = payload(Op.DISPATCH, data, seq=session.seq, event=event)
         session.sent.append(item)
         while len(session.sent) > self.config.replay_limit:
