@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,6 +34,35 @@ class ContextChoice(str, enum.Enum):
     private_channel = "private_channel"
 
 
+def _acted(on: str | None, click: str | None, custom_id: str | None,
+           choose: list[str] | None, submit: str | None, field: list[str] | None
+           ) -> dict[str, Any]:
+    """The Request fields of a click, a choice or a modal submitted (none for a
+    command); UsageError for flags that do not go together."""
+    if on is None and (click or custom_id or choose):
+        raise UsageError("--click, --custom-id and --choose act on a message: give --on "
+                         "MESSAGE_ID")
+    if submit is None and field:
+        raise UsageError("--field fills a modal: give --submit INTERACTION_ID")
+    if on is not None:
+        if click and choose:
+            raise UsageError("--click is a button, --choose a select's values: give one")
+        if not (click or custom_id or choose):
+            raise UsageError("--on needs --click LABEL, --custom-id ID or --choose VALUE")
+        return {"kind": "component", "message_id": on, "label": click,
+                "custom_id": custom_id, "values": tuple(choose) if choose else None}
+    if submit is not None:
+        fields = []
+        for item in field or []:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise UsageError(f"--field {item!r}: give KEY=VALUE (the text input's "
+                                 "custom_id or label, then its text)")
+            fields.append((key, value))
+        return {"kind": "modal_submit", "modal_of": submit, "fields": tuple(fields)}
+    return {}
+
+
 @app.command(short_help="Run a command against the emulator, as a user in Discord would.")
 def invoke(
     line: Annotated[str | None, typer.Argument(
@@ -48,6 +78,25 @@ def invoke(
     target: Annotated[str | None, typer.Option(
         "--target", help="The user or message a context-menu command runs on.",
         metavar="ID", show_default=False)] = None,
+    on: Annotated[str | None, typer.Option(
+        "--on", help="Act on the message ID the bot sent: with --click or --choose.",
+        metavar="ID", show_default=False)] = None,
+    click: Annotated[str | None, typer.Option(
+        "--click", help="With --on: click the button labelled LABEL (or --custom-id).",
+        metavar="LABEL", show_default=False)] = None,
+    custom_id: Annotated[str | None, typer.Option(
+        "--custom-id", help="With --on: the button or select by its custom_id.",
+        metavar="ID", show_default=False)] = None,
+    choose: Annotated[list[str] | None, typer.Option(
+        "--choose", help="With --on: choose VALUE in the select (--custom-id, unless it is "
+        "the message's only one); repeat it for more values.", metavar="VALUE",
+        show_default=False)] = None,
+    submit: Annotated[str | None, typer.Option(
+        "--submit", help="Submit the modal the interaction ID was answered with; its text "
+        "inputs with --field.", metavar="ID", show_default=False)] = None,
+    field: Annotated[list[str] | None, typer.Option(
+        "--field", help="With --submit: a text input's value, by custom_id or label "
+        "(KEY=VALUE); repeat it for each.", metavar="KEY=VALUE", show_default=False)] = None,
     autocomplete: Annotated[bool, typer.Option(
         "--autocomplete", help="Send an autocomplete interaction: the last option of the "
         "command line is the one being typed (focused).")] = False,
@@ -106,13 +155,16 @@ def invoke(
     from cmdsync.runners.invoke import Request
     from cmdsync.runners.invoke import invoke as run_invoke
 
+    acted = _acted(on, click, custom_id, choose, submit, field)
     given = [name for name, value in (("a command line", line),
                                       ("--user-command", user_command),
-                                      ("--message-command", message_command)) if value]
+                                      ("--message-command", message_command),
+                                      ("--on", on), ("--submit", submit)) if value]
     if len(given) != 1:
-        raise UsageError("give one of: a command line ('/ping'), --user-command NAME or "
-                         "--message-command NAME" + (f" (got {' and '.join(given)})"
-                                                     if given else ""))
+        raise UsageError("give one of: a command line ('/ping'), --user-command NAME, "
+                         "--message-command NAME, --on MESSAGE_ID (a click or a choice) or "
+                         "--submit INTERACTION_ID (a modal)"
+                         + (f" (got {' and '.join(given)})" if given else ""))
     if target and line:
         raise UsageError("--target is for --user-command and --message-command")
     kind = "user" if user_command else "message" if message_command else "chat_input"
@@ -126,12 +178,14 @@ def invoke(
     # the bot answers
     connection = _timed(connection, timeout, chosen.project, chosen.environment,
                         keep_unset=True)
-    result = run_invoke(connection, Request(
+    request = Request(
         line=line, kind=kind, name=user_command or message_command, target=target,
         autocomplete=autocomplete, guild=guild, channel=channel, user=user, locale=locale,
         context=context.value if context else None, endpoint=endpoint, wait=wait,
-        follow_ups=follow_ups, settle=settle),
-        application_id=application_id, env=chosen.env, cwd=chosen.root)
+        follow_ups=follow_ups, settle=settle)
+    result = run_invoke(connection, dataclasses.replace(request, **acted) if acted
+                        else request,
+                        application_id=application_id, env=chosen.env, cwd=chosen.root)
     if output is ExchangeFormat.json:
         console.out(render.to_json(result))
     elif result.refused or result.outdated:

@@ -40,7 +40,8 @@ def to_json(result: Invoked) -> str:
                 "response": exchange.get("response"),
                 "failure": exchange.get("failure"),
                 "failure_code": exchange.get("failure_code"),
-                "messages": exchange.get("messages", [])}
+                "messages": exchange.get("messages", []),
+                "updated": exchange.get("updated")}
     return inert_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
@@ -74,6 +75,8 @@ def lines(result: Invoked) -> list[tuple[str, str]]:
                         f"{len(data.get('components') or [])} component row(s)")))
     for message in exchange.get("messages") or []:
         out += _message(message, original=message.get("type") in (20, 23))
+    if exchange.get("updated"):  # the message a component is on, as its answer left it
+        out += _message(exchange["updated"], original=True, label="Message")
     return out
 
 
@@ -116,6 +119,16 @@ def _redacted(value: Any, token: str) -> Any:
 
 def _sent(interaction: dict[str, Any]) -> str:
     data = interaction.get("data") or {}
+    user = (interaction.get("member") or {}).get("user") or interaction.get("user") or {}
+    who = f"as {user.get('username')} ({user.get('id')})"
+    if interaction.get("type") == 3:  # MESSAGE_COMPONENT
+        values = data.get("values")
+        done = (f"Chose {', '.join(map(str, values))} in {data.get('custom_id')!r}"
+                if values is not None else f"Clicked {data.get('custom_id')!r}")
+        return printable(f"{done} on message {(interaction.get('message') or {}).get('id')} "
+                         f"{who}")
+    if interaction.get("type") == 5:  # MODAL_SUBMIT
+        return printable(f"Submitted the modal {data.get('custom_id')!r} {who}")
     kind = "Autocomplete" if interaction.get("type") == 4 else "Invoked"
     words = [f"/{data.get('name')}"] if data.get("type", 1) == 1 else [repr(data.get("name"))]
     words += _options(data.get("options") or [])
@@ -148,9 +161,10 @@ def _json(value: Any) -> str:
     return printable(json.dumps(value, ensure_ascii=False))
 
 
-def _message(message: dict[str, Any], *, original: bool) -> list[tuple[str, str]]:
+def _message(message: dict[str, Any], *, original: bool, label: str = ""
+             ) -> list[tuple[str, str]]:
     flags = int(message.get("flags") or 0)
-    label = "Reply" if original else "Follow-up"
+    label = label or ("Reply" if original else "Follow-up")
     notes = [note for note, on in (("ephemeral", flags & EPHEMERAL),
                                    ("edited", message.get("edited_timestamp"))) if on]
     head = f"{label}{' (' + ', '.join(notes) + ')' if notes else ''}:"

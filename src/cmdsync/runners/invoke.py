@@ -190,7 +190,8 @@ def check_request(request: Request, application_id: str | None) -> None:
     from cmdsync.emulator.interactions.invocation import Refused, parse_line
 
     for label, value in (("--guild", request.guild), ("--channel", request.channel),
-                         ("--user", request.user), ("--application-id", application_id)):
+                         ("--user", request.user), ("--application-id", application_id),
+                         ("--on", request.message_id), ("--submit", request.modal_of)):
         if value is not None and not (value.isascii() and value.isdigit()):
             raise UsageError(f"{label} {value!r} is not an id (a snowflake)")
     if request.line is not None:
