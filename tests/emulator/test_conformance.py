@@ -211,12 +211,20 @@ def declared_keys(value: Any, schema: dict[str, Any]) -> list[str]:
     return found
 
 
+# Keys Discord sends that its OpenAPI document leaves out: the application object's
+# deprecated "summary", an empty string until API v11 (Discord's "Application Object",
+# until discord-api-docs #7114 stopped listing it; interactions.py requires it).
+UNDECLARED = {"summary"}
+
+
 def check_exact(response: httpx.Response, method: str, template: str) -> None:
-    """:func:`check`, and every key of the body is one the schema declares."""
+    """:func:`check`, and every key of the body is one the schema declares (or one of
+    :data:`UNDECLARED`)."""
     check(response, method, template)
     spec = response_spec(method, template, response.status_code)
     schema = spec["content"]["application/json"]["schema"]
-    assert declared_keys(response.json(), schema) == [], (template, response.json())
+    assert [key for key in declared_keys(response.json(), schema)
+            if key.rsplit(".", 1)[-1] not in UNDECLARED] == [], (template, response.json())
 
 
 def bearer(http_api: httpx.Client, scope: str) -> dict[str, str]:

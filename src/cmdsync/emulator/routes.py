@@ -41,6 +41,7 @@ from cmdsync.emulator.resources import (
     moderation,
     pins,
     roles,
+    threads,
 )
 
 
@@ -169,6 +170,7 @@ ROUTES: tuple[Route, ...] = (
     Route("/users/@me/channels", "POST", guilds.create_dm, "users/@me/channels"),
     Route("/users/@me/guilds", "GET", guilds.my_guilds, "users/@me/guilds"),
     Route("/users/{user_id}", "GET", guilds.get_user, "users"),
+    Route("/soundboard-default-sounds", "GET", guilds.default_sounds, "soundboard"),
     Route("/guilds/{guild_id}", "GET", guilds.get_guild, "guild"),
     Route("/guilds/{guild_id}/members/{user_id}", "GET", guilds.get_member, "members"),
     Route("/guilds/{guild_id}/members/{user_id}", "PATCH", moderation.edit_member,
@@ -216,4 +218,17 @@ ROUTES: tuple[Route, ...] = (
           "messages:edit", forms=True),
     Route(_CHANNEL + "/messages/{message_id}", "DELETE", messages.delete_message,
           "messages:delete"),
+    Route(_CHANNEL + "/messages/{message_id}/threads", "POST", threads.start_from_message,
+          "threads:create"),
+    Route(_CHANNEL + "/threads", "POST", threads.start_thread, "threads:create", forms=True),
+    Route(_CHANNEL + "/thread-members", "GET", threads.list_members, "thread-members"),
+    Route(_CHANNEL + "/thread-members/@me", "PUT", threads.join, "thread-members:edit",
+          optional_body=True),
+    Route(_CHANNEL + "/thread-members/@me", "DELETE", threads.leave, "thread-members:edit"),
+    Route(_CHANNEL + "/thread-members/{user_id}", "GET", threads.get_member,
+          "thread-members"),
+    Route(_CHANNEL + "/thread-members/{user_id}", "PUT", threads.add_member,
+          "thread-members:edit", optional_body=True),
+    Route(_CHANNEL + "/thread-members/{user_id}", "DELETE", threads.remove_member,
+          "thread-members:edit"),
 )

@@ -44,6 +44,51 @@ from cmdsync.model import LOCALE_FALLBACKS, CommandType
 
 _CONTEXT_MENUS = (CommandType.USER, CommandType.MESSAGE)
 _NUMBERS = ("min_value", "max_value", "min_length", "max_length")
+# The fields Discord's OpenAPI description (openapi.json) types as nullable in a command
+# request (ApplicationCommandCreateRequest, UpdateRequest, PatchRequestPartial), an
+# option (the eleven ApplicationCommand*Option schemas) and a choice; Discord takes a
+# null one as absent (:func:`without_nulls`).
+NULLABLE_COMMAND_FIELDS = frozenset({
+    "id", "type", "description", "name_localizations", "description_localizations",
+    "options", "default_member_permissions", "dm_permission", "contexts",
+    "integration_types", "handler"})
+NULLABLE_OPTION_FIELDS = frozenset({
+    "name_localizations", "description_localizations", "required", "choices", "options",
+    "channel_types", "min_value", "max_value", "min_length", "max_length", "autocomplete"})
+NULLABLE_CHOICE_FIELDS = frozenset({"name_localizations"})
+
+
+def without_nulls(item: Any) -> Any:
+    """``item`` (a command body) with its nullable fields that are null left out, in its
+    options at every depth and their choices too, as Discord reads them: interactions.py
+    sends ``channel_types: null``, ``min_value: null`` ... on every option. ``item``
+    itself when it has none (nothing copied); anything but an object as it is, for the
+    schema to refuse. Only the request is read so: the manifest's schema still refuses
+    a null where a list or number belongs."""
+    return _pruned(item, "command")
+
+
+# What may be null in each kind of object, and the kind of the objects in its lists.
+_NULLABLE: dict[str, tuple[frozenset[str], dict[str, str]]] = {
+    "command": (NULLABLE_COMMAND_FIELDS, {"options": "option"}),
+    "option": (NULLABLE_OPTION_FIELDS, {"options": "option", "choices": "choice"}),
+    "choice": (NULLABLE_CHOICE_FIELDS, {})}
+
+
+def _pruned(item: Any, kind: str) -> Any:
+    if not isinstance(item, dict):
+        return item
+    nullable, lists = _NULLABLE[kind]
+    out = item
+    if any(item[key] is None for key in nullable & item.keys()):
+        out = {k: v for k, v in item.items() if not (v is None and k in nullable)}
+    for key, inner in lists.items():
+        children = out.get(key)
+        if isinstance(children, list):
+            pruned = [_pruned(child, inner) for child in children]
+            if any(new is not old for new, old in zip(pruned, children)):
+                out = {**out, key: pruned}
+    return out
 
 
 def stored_body(item: Mapping[str, Any], *, guild: bool,

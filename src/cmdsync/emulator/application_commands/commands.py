@@ -5,7 +5,10 @@ and raises :class:`~cmdsync.emulator.reference.error_replies.ErrorReply` exactly
 answers with an error (Discord's "Application Commands" documentation (endpoints), "Validation rules"):
 
 - bodies are checked with cmdsync's own rules
-  (:func:`cmdsync.validate.validate_api_commands`) and refused with 50035;
+  (:func:`cmdsync.validate.validate_api_commands`) and refused with 50035, once
+  the fields Discord's request schemas type as nullable and that are null are left out
+  (:func:`~cmdsync.emulator.application_commands.bodies.without_nulls`), as Discord
+  takes them: absent;
 - per scope and type at most 100 CHAT_INPUT, 15 USER, 15 MESSAGE and 1
   PRIMARY_ENTRY_POINT command (else 30032), and at most
   ``Limits.daily_creates`` new commands per scope per UTC day (else 30034);
@@ -28,7 +31,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from cmdsync.emulator.application_commands.bodies import stored_body
+from cmdsync.emulator.application_commands.bodies import stored_body, without_nulls
 from cmdsync.emulator.domain.objects import Application, StoredCommand
 from cmdsync.emulator.reference import error_replies
 from cmdsync.emulator.reference.call import Scope
@@ -43,8 +46,12 @@ ENTRY_POINT = {"type": int(CommandType.PRIMARY_ENTRY_POINT), "name": "Launch",
 MAX_BULK_ITEMS = 130  # openapi.json: maxItems of a bulk overwrite
 # Rules Discord does not answer with 50035: unknown keys are ignored, as are
 # warnings' subjects; the per-scope caps answer 30032 on the resulting state;
-# overwrite and cross-file manifest rules do not apply to a request body.
-NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS307", "CS4", "CS502")
+# overwrite and cross-file manifest rules do not apply to a request body. CS306 (BOT_DM
+# in a guild command's contexts) is a manifest error, not Discord's: Discord takes
+# ``contexts: [0, 1, 2]`` on a guild command (interactions.py sends it for every guild
+# command it syncs) and keeps no contexts on guild commands (bodies.stored_body).
+NOT_ENFORCED = ("CS010", "CS014", "CS015", "CS302", "CS305", "CS306", "CS307", "CS4",
+                "CS502")
 
 
 def stored(scope: Scope, item: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +136,7 @@ def upsert(scope: Scope, payload: Any) -> tuple[int, StoredCommand]:
     if not isinstance(payload, dict):
         raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
+    payload = without_nulls(payload)
     validate([payload], scope, single=True)
     body = stored(scope, payload)
     existing = scope.commands()
@@ -149,7 +157,9 @@ def edit(scope: Scope, command_id: str, payload: Any) -> StoredCommand:
     if not isinstance(payload, dict):
         raise error_replies.field_error((), "MODEL_TYPE_CONVERT",
                                  "Only dictionaries may be used in a ModelType")
-    merged = {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}}
+    # a null field replaces the stored one, then reads as absent (the default)
+    merged = without_nulls(
+        {**old.body, **{k: v for k, v in payload.items() if k not in ("type", "id")}})
     validate([merged], scope, single=True)
     body = stored(scope, merged)
     if any(c.id != old.id and (c.type, c.name) == (old.type, body["name"])
@@ -224,7 +234,7 @@ def _bulk_items(payload: Any) -> list[Any]:
            for i, item in enumerate(payload) if not isinstance(item, dict)]
     if bad:
         raise error_replies.invalid_form(nest(([path], code, msg) for path, code, msg in bad))
-    return payload
+    return [without_nulls(item) for item in payload]
 
 
 def _match(scope: Scope, items: list[dict[str, Any]], existing: list[StoredCommand],

@@ -16,6 +16,7 @@ from cmdsync.model import APPLICATION_FLAG_EMBEDDED, IntegrationType
 
 __all__ = [
     "ALL_INTENTS",
+    "MAX_INTENTS",
     "PRIVILEGED",
     "ApplicationFlag",
     "ButtonStyle",
@@ -80,6 +81,13 @@ class Intent(enum.IntEnum):
 
 
 ALL_INTENTS = sum(1 << intent for intent in Intent)
+# Every bit up to the highest documented intent, the gaps (17-19, 22, 23) included: what
+# IDENTIFY may carry without 4013. Discord's "Gateway > Gateway Intents" names no bit in
+# the gaps and does not say that one is invalid; interactions.py's default intents set
+# bit 17, and Discord takes them (that library's default connects), so the emulator
+# infers that undocumented bits are accepted and ignored. Above the highest documented
+# bit, it answers 4013 "Invalid intent(s)" (the emulator's inference too).
+MAX_INTENTS = (1 << (max(Intent) + 1)) - 1
 
 
 class ApplicationFlag(enum.IntFlag):
@@ -151,6 +159,7 @@ class Failure(str, enum.Enum):
     NOT_DELIVERED = "not_delivered"  # no interactions endpoint and no bot connected
     NO_RESPONSE = "no_response"  # nothing acceptable within Discord's 3 seconds
     INVALID_RESPONSE = "invalid_response"  # an answer Discord refuses
+    ERROR_STATUS = "error_status"  # an interactions endpoint answered an HTTP error status
 
 
 class ComponentType(enum.IntEnum):
@@ -165,6 +174,7 @@ class ComponentType(enum.IntEnum):
     MENTIONABLE_SELECT = 7
     CHANNEL_SELECT = 8
     SECTION = 9
+    TEXT_DISPLAY = 10
     CONTAINER = 17
     LABEL = 18
 

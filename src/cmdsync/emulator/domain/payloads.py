@@ -2,14 +2,15 @@
 
 One serializer per resource, shared by REST, the gateway and the interaction
 payload: users (``UserResponse``, a bot user), a seeded message (Discord's
-"Message Object"). Fields the emulator does not model take the values a new
+"Message Object"), a message's or modal's components with their ``id``
+(:func:`numbered_components`). Fields the emulator does not model take the values a new
 account has. The serializers that need the store to find related objects (a
 member's user, a channel's siblings) are in :mod:`cmdsync.emulator.resources.objects`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -187,6 +188,62 @@ def interaction_channel(channel: Channel, guild_id: str | None, permissions: int
     if guild_id:
         body["guild_id"] = guild_id
     return body
+
+
+# Where a component holds others: a row's, section's or container's ``components``, a
+# section's ``accessory``, a label's ``component``; in this order, depth first.
+_NESTED = ("components", "accessory", "component")
+
+
+def numbered_components(tree: Any) -> Any:
+    """A copy of a message's or modal's ``components`` with an ``id`` on every component,
+    as Discord keeps them ("Component Reference > Anatomy of a Component": the ``id`` is a
+    32-bit integer unique in the message, "generated sequentially if left empty",
+    generation never uses an ``id`` the message has already, and an ``id`` of ``0`` is
+    taken as empty). The ids the bot gave stay; the others are 1, 2, 3 ... in the order
+    a component comes depth first (a parent before its children, as the docs' examples
+    number an action row 1 and its select 2), each the lowest number above the last
+    one given that no component of the message has. Anything but a list comes back as it
+    is (the checks refuse it), and so do its items that are not objects."""
+    if not isinstance(tree, list):
+        return tree
+    copied = [_copied(item) for item in tree]
+    nodes = list(_depth_first(copied))
+    used = {node["id"] for node in nodes if _given(node.get("id"))}
+    last = 0
+    for node in nodes:
+        if not _given(node.get("id")):
+            last += 1
+            while last in used:
+                last += 1
+            node["id"] = last
+    return copied
+
+
+def _given(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value != 0
+
+
+def _copied(item: Any) -> Any:
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    for key in _NESTED:
+        if isinstance(out.get(key), list):
+            out[key] = [_copied(child) for child in out[key]]
+        elif isinstance(out.get(key), dict):
+            out[key] = _copied(out[key])
+    return out
+
+
+def _depth_first(tree: list[Any]) -> Iterator[dict[str, Any]]:
+    for item in tree:
+        if not isinstance(item, dict):
+            continue
+        yield item
+        for key in _NESTED:
+            inner = item.get(key)
+            yield from _depth_first(inner if isinstance(inner, list) else [inner])
 
 
 def iso(now: float) -> str:

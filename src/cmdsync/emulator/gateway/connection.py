@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from cmdsync.emulator.domain.enums import ALL_INTENTS, PRIVILEGED, Intent
+from cmdsync.emulator.domain.enums import MAX_INTENTS, PRIVILEGED, Intent
 from cmdsync.emulator.gateway import events
 from cmdsync.emulator.gateway.hub import Gateway, Outlet, Session
 from cmdsync.emulator.gateway.protocol import (
@@ -117,8 +117,9 @@ class Connection:
                           "intents")
         app, token = self._authenticate(data.get("token"))
         intents = data.get("intents")
+        # undocumented bits below the highest documented one are taken (enums.MAX_INTENTS)
         if isinstance(intents, bool) or not isinstance(intents, int) or intents < 0 \
-                or intents & ~ALL_INTENTS:
+                or intents > MAX_INTENTS:
             raise Closed(Close.INVALID_INTENTS, f"Invalid intent(s): {str(intents)[:30]}")
         missing = [i.name for i, flags in PRIVILEGED.items()
                    if has(intents, i) and not app.flags & flags]

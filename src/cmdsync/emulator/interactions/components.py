@@ -260,8 +260,12 @@ def _owners(where: Where) -> dict[str, str]:
 
 def _submitted(modal: Mapping[str, Any], fields: dict[str, str]) -> list[dict[str, Any]]:
     """The modal's components as MODAL_SUBMIT carries them: each text input with the
-    ``value`` typed (rows stay rows, labels stay labels); :class:`Refused` for a
-    required input left out, a value out of its length, or an unknown ``custom_id``."""
+    ``value`` typed (rows stay rows, labels stay labels, a text display is its ``type``
+    and ``id``), every one with the ``id`` Discord gave it in the modal
+    (:func:`~cmdsync.emulator.domain.payloads.numbered_components`; "Component
+    Reference": each "Interaction Response Structure" has ``type`` and ``id``);
+    :class:`Refused` for a required input left out, a value out of its length, or an
+    unknown ``custom_id``."""
     inputs = {str(c.get("custom_id")): c for c in components(modal.get("components"))
               if c.get("type") == ComponentType.TEXT_INPUT}
     labels = _labels(modal.get("components"))
@@ -287,16 +291,20 @@ def _submitted(modal: Mapping[str, Any], fields: dict[str, str]) -> list[dict[st
         fields[custom_id] = value
 
     def submit(item: Mapping[str, Any]) -> dict[str, Any]:
-        if item.get("type") == ComponentType.TEXT_INPUT:
-            return {"type": int(ComponentType.TEXT_INPUT), "custom_id": item.get("custom_id"),
+        kind = int(item.get("type", ComponentType.ACTION_ROW))
+        if kind == ComponentType.TEXT_INPUT:
+            return {"type": kind, "id": item["id"], "custom_id": item.get("custom_id"),
                     "value": fields[str(item.get("custom_id"))]}
-        if item.get("type") == ComponentType.LABEL and isinstance(item.get("component"), dict):
-            return {"type": int(ComponentType.LABEL), "component": submit(item["component"])}
-        return {"type": int(item.get("type", ComponentType.ACTION_ROW)), "components": [
+        if kind == ComponentType.LABEL and isinstance(item.get("component"), dict):
+            return {"type": kind, "id": item["id"], "component": submit(item["component"])}
+        if kind == ComponentType.TEXT_DISPLAY:
+            return {"type": kind, "id": item["id"]}
+        return {"type": kind, "id": item["id"], "components": [
             submit(child) for child in item.get("components") or []
             if isinstance(child, dict)]}
 
-    return [submit(item) for item in modal.get("components") or [] if isinstance(item, dict)]
+    shown = payloads.numbered_components(list(modal.get("components") or []))
+    return [submit(item) for item in shown if isinstance(item, dict)]
 
 
 def _labels(tree: Sequence[Any] | None) -> dict[str, str]:
@@ -326,6 +334,8 @@ def update_message(store: Store, db: Any, message_id: str, data: Mapping[str, An
         if key in data:
             message[key] = data[key] if data[key] is not None else (
                 "" if key == "content" else [])
+    if "components" in data:  # the new ones, numbered afresh
+        message["components"] = payloads.numbered_components(message["components"])
     message["edited_timestamp"] = payloads.iso(now)
     store.replace_message(db, kept_as, message)
 

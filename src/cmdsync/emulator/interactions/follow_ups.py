@@ -70,6 +70,8 @@ def edit_message(call: Call) -> Reply:
             if key in body:
                 message[key] = body[key] if body[key] is not None else (
                     "" if key == "content" else [])
+        if "components" in body:  # the new ones, numbered afresh
+            message["components"] = payloads.numbered_components(message["components"])
         message["attachments"] = attachments.build(
             body, call.uploads, message["channel_id"],
             lambda: call.store.next_snowflake(db, call.now), existing=message["attachments"])

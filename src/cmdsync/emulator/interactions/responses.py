@@ -223,7 +223,7 @@ def _take_answer(store: Store, app: Application, interaction_id: str,
                      "JSON either): send the response as a JSON object")
     if not 200 <= answer.status < 300:
         text = answer.raw[:300].decode("utf-8", "replace")
-        raise Failed(Failure.INVALID_RESPONSE,
+        raise Failed(Failure.ERROR_STATUS,
                      f"the application answered HTTP {answer.status}: {text}")
     try:
         with store.transaction() as db:
@@ -343,7 +343,8 @@ def message_of(store: Store, db: Any, app: Application, payload: Mapping[str, An
         "content": data.get("content") or "", "timestamp": payloads.iso(now), "edited_timestamp": None,
         "tts": bool(data.get("tts", False)), "mention_everyone": False, "mentions": [],
         "mention_roles": [], "attachments": [], "embeds": list(data.get("embeds") or []),
-        "pinned": False, "flags": flags, "components": list(data.get("components") or []),
+        "pinned": False, "flags": flags,
+        "components": payloads.numbered_components(list(data.get("components") or [])),
         "webhook_id": app.id, "application_id": app.id,
         "interaction_metadata": {"id": payload["id"], "type": payload["type"],
                                  "user": payload.get("member", {}).get("user")

@@ -49,7 +49,6 @@ LEAF_CODES: Mapping[str, str] = {
     "CS301": "APPLICATION_COMMAND_TOO_LARGE",
     "CS303": "APPLICATION_COMMANDS_DUPLICATE_NAME",
     "CS304": "BASE_TYPE_CHOICES",  # * entry point in a guild, or handler elsewhere
-    "CS306": "BASE_TYPE_CHOICES",  # * BOT_DM on a guild command
     "CS308": "NUMBER_TYPE_COERCE",  # * bits Discord does not know
     "CS501": "NUMBER_TYPE_COERCE",  # 'Value "x" is not snowflake.'
     "CS503": "APPLICATION_COMMANDS_DUPLICATE_ID",  # *

@@ -24,6 +24,9 @@ Bodies are :mod:`cmdsync.emulator.resources.objects` (Discord's "User", "Guild" 
 - ``POST /users/@me/channels`` ``{"recipient_id"}``: the bot's DM channel
   with a seeded user (the one that user's BOT_DM interactions carry); 400
   50033 Invalid Recipient(s) for anyone else.
+- ``GET /soundboard-default-sounds``: Discord's default soundboard sounds
+  ("Soundboard > List Default Soundboard Sounds"), which py-cord reads before it is
+  ready: the one Discord's docs show ("Example Default Soundboard Sound", ``quack``).
 
 The guild routes take a bot token (a Bearer token gets 403 code 20002) of an
 application installed in the guild: 404 10004 for an unknown guild, 403
@@ -148,6 +151,19 @@ def create_dm(call: Call) -> Reply:
     if found is None:
         raise error_replies.ErrorReply(400, 50033, "Invalid Recipient(s)")
     return Reply(200, found)
+
+
+# "Soundboard > Soundboard Sound Object > Example Default Soundboard Sound": a default
+# sound has no guild_id and no user.
+DEFAULT_SOUNDS = ({"name": "quack", "sound_id": "1", "volume": 1.0, "emoji_id": None,
+                   "emoji_name": "\N{DUCK}", "available": True},)
+
+
+def default_sounds(call: Call) -> Reply:
+    """``GET /soundboard-default-sounds``: a bot token only (openapi.json: BotToken)."""
+    if call.token.kind != "bot":
+        raise error_replies.bots_only()
+    return Reply(200, [dict(sound) for sound in DEFAULT_SOUNDS])
 
 
 def _guild(call: Call) -> str:

@@ -119,7 +119,8 @@ def create_message(call: Call) -> Reply:
                                              lambda: call.store.next_snowflake(db, call.now)),
             "embeds": rendered_embeds(body.get("embeds")), "timestamp": payloads.iso(call.now),
             "edited_timestamp": None, "flags": checks.message_flags(body),
-            "components": list(body.get("components") or []), "id": message_id,
+            "components": payloads.numbered_components(list(body.get("components") or [])),
+            "id": message_id,
             "channel_id": channel_id, "author": payloads.bot_user(where.app, pii=False),
             "pinned": False, "tts": bool(body.get("tts"))}
         if isinstance(body.get("nonce"), (str, int)) and not isinstance(body["nonce"], bool):
@@ -183,6 +184,8 @@ def edit_message(call: Call) -> Reply:
                 message[key] = body[key] if body[key] is not None else (
                     0 if key == "flags" else "" if key == "content" else [])
         message["embeds"] = rendered_embeds(message["embeds"])
+        if "components" in body:
+            message["components"] = payloads.numbered_components(message["components"])
         if "content" in body or "allowed_mentions" in body:
             message.update(attachments.mentions(
                 call.store, where.guild_id, message["content"], body.get("allowed_mentions"),

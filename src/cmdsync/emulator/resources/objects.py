@@ -35,6 +35,8 @@ from cmdsync.model import ChannelType, InteractionContext
 
 THREADS = (ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD,
            ChannelType.PRIVATE_THREAD)
+# What a thread a bot started keeps in its fixture (a seeded thread has the defaults).
+_STARTED = ("parent_id", "owner_id", "rate_limit_per_user", "member_count", "applied_tags")
 # Channels no message can be sent to: a category, and forums (they take threads).
 NOT_TEXT = (ChannelType.GUILD_CATEGORY, ChannelType.GUILD_FORUM, ChannelType.GUILD_MEDIA)
 
@@ -104,7 +106,9 @@ def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
            siblings: list[Channel]) -> dict[str, Any]:
     """A thread fixture as ``ThreadResponse``: started by the guild's owner in the
     guild's first text channel (else its first announcement channel), as seeds name
-    neither; ``invitable`` only on a private thread."""
+    neither; ``invitable`` only on a private thread. A thread a bot started
+    (:mod:`~cmdsync.emulator.resources.threads`) keeps its own parent, owner, slowmode,
+    member count, tags and metadata."""
     parents = [c["id"] for kind in (ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT)
                for c in siblings if c["type"] == kind]
     metadata: dict[str, Any] = {"archived": False, "archive_timestamp": JOINED_AT,
@@ -112,12 +116,15 @@ def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
                                 "create_timestamp": JOINED_AT}
     if int(fixture["type"]) == ChannelType.PRIVATE_THREAD:
         metadata["invitable"] = True
-    return {"id": fixture["id"], "type": int(fixture["type"]), "flags": 0,
+    metadata.update(fixture.get("thread_metadata") or {})
+    body = {"id": fixture["id"], "type": int(fixture["type"]), "flags": 0,
             "guild_id": guild_id, "name": fixture["name"],
             "parent_id": parents[0] if parents else None, "last_message_id": None,
             "rate_limit_per_user": 0, "owner_id": _owner(store, guild_id),
             "message_count": 0, "member_count": 1, "total_message_sent": 0,
             "thread_metadata": metadata}
+    body.update({key: fixture[key] for key in _STARTED if key in fixture})
+    return body
 
 
 def dm_channel(store: Store, user_id: str) -> dict[str, Any] | None:

@@ -9,7 +9,11 @@
   installation context (``"0"`` GUILD_INSTALL, ``"1"`` USER_INSTALL).
 
 Fields the emulator does not model take fixed values: no icon, an empty
-description, no team, the owner the application's first seeded user.
+description, no team, the owner the application's first seeded user. ``summary`` is
+``""``: Discord's "Application Resource > Application Object" listed it as deprecated,
+"an empty string", to be removed in API v11; the docs stopped listing it in 2024
+(discord-api-docs #7114) and openapi.json has none, but v10 still sends it, and
+interactions.py's ``Application`` requires it.
 ``verify_key`` is the hex Ed25519 public key the emulator signs interactions
 with (:mod:`cmdsync.emulator.interactions.signing`); ``interactions_endpoint_url`` is
 the one set with ``PATCH /applications/@me``.
@@ -36,7 +40,8 @@ def owner_id(store: Store, app: Application) -> str:
 def application(store: Store, app: Application, *, private: bool = True) -> dict[str, Any]:
     """The application object; see the module docstring."""
     body: dict[str, Any] = {
-        "id": app.id, "name": app.name, "icon": None, "description": "", "type": None,
+        "id": app.id, "name": app.name, "icon": None, "description": "", "summary": "",
+        "type": None,
         "bot": bot_user(app, pii=False), "bot_public": True,
         "bot_require_code_grant": False,
         "verify_key": verify_key(app),

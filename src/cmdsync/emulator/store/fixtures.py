@@ -19,7 +19,8 @@ from cmdsync.emulator.domain.permissions import base_permissions
 from cmdsync.emulator.store.sqlite import SQLiteStore
 
 Kind = Literal["user", "role", "member", "channel", "message", "ban", "reaction",
-               "interaction_failure", "pin"]  # a pin: keyed by channel (as guild) and message
+               "interaction_failure", "pin",  # a pin: keyed by channel (as guild) and message
+               "thread_member"]  # keyed by thread (as guild) and user
 # The key of each kind's id in its row.
 ID_KEYS: Mapping[str, str] = {"role": "id", "member": "user_id", "channel": "id",
                               "message": "id", "user": "id"}
@@ -116,6 +117,11 @@ class FixtureRows(SQLiteStore):
     def pins(self, channel_id: str) -> list[dict[str, Any]]:
         """The channel's pins, ``{"message_id", "pinned_at"}``, in the order they were made."""
         return self._all("pin", channel_id)
+
+    def thread_members(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's members, ``{"user_id", "join_timestamp", "flags"}``, in the order
+        they joined."""
+        return self._all("thread_member", thread_id)
 
     def bans(self, guild_id: str) -> list[dict[str, Any]]:
         """The guild's bans, ``{"user_id", "reason"}``, in the order they were made."""
