@@ -29,7 +29,8 @@ from tests.support.cli import run
 ROOT = typer.main.get_command(app)
 WIDTHS = ("50", "200")  # click's narrowest (50 columns) and widest (80) help
 # The placeholders of options' values, and the words of the arguments' metavars.
-OPTION_WORDS = {"URL", "FILE", "PORT", "SECONDS", "NAME", "ID", "TAG", "N", "HOST"}
+OPTION_WORDS = {"URL", "FILE", "PORT", "SECONDS", "NAME", "ID", "TAG", "N", "HOST", "LABEL",
+                "VALUE", "KEY=VALUE"}
 ARGUMENT_WORDS = {"PATH", "MANIFEST", "PLANFILE", "DIR", "RULE", "COMMAND", "MODULE", "ATTR",
                   "discord.py"}
 # typer's and click's own placeholders for a type, which say nothing of the value.

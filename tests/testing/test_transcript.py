@@ -64,8 +64,8 @@ def test_a_failing_test_reports_what_the_emulator_did(pytester: pytest.Pytester)
         r"gateway  READY -> application \d+ \(seq 1\): user \d+\n",
         r"gateway  GUILD_CREATE -> application \d+ \(seq 2\): guild \d+",
         r"REST     PUT /api/v10/applications/\d+/commands -> 200",  # the tree's sync
-        r"gateway  INTERACTION_CREATE -> application \d+ \(seq \d+\): "
-        r"interaction \d+ \(type 2: ping\)",
+        (r"gateway  INTERACTION_CREATE -> application \d+ \(seq \d+\): "
+         r"interaction \d+ \(type 2: ping\)"),
         r"REST     POST /api/v10/interactions/\d+/\{interaction_token\}/callback -> 20[04]",
         r"REST     POST /api/v10/webhooks/\d+/\{interaction_token\} -> 200",  # the follow-up
     ]

@@ -176,6 +176,8 @@ class DiscordEmulator(UserActions):
                                                  heard=self._heard)
         try:
             async with connected:
+                # what the bot does as it starts (a library's own command sync) is done
+                await self.settle()
                 yield bot
         finally:
             self._closed(before)
@@ -349,8 +351,11 @@ class DiscordEmulator(UserActions):
                                   None)
         from cmdsync.emulator.domain.enums import Failure
 
-        if failure and raised is not None and invoked.exchange.get("failure_code") == \
-                Failure.NO_RESPONSE.value:  # the bot's own exception, with its traceback
+        # the bot's own exception, with its traceback: its handler raised, and so it did not
+        # answer, or answered an error status (an HTTP endpoint); a callback Discord
+        # refused first stays the reason (the root of what the handler raised next)
+        if failure and raised is not None and invoked.exchange.get("failure_code") in (
+                Failure.NO_RESPONSE.value, Failure.ERROR_STATUS.value):
             told = "".join(traceback.format_exception(type(raised), raised,
                                                       raised.__traceback__))
             raise InvocationFailed(f"This interaction failed: the bot's handler raised "
