@@ -391,7 +391,7 @@ class _Facts(html.parser.HTMLParser):
     ({"type": 9, "data": {"custom_id": "feedback", "title": "Your feedback", "components": [
         {"type": 1, "components": [{"type": 4, "custom_id": "text", "label": "What happened?",
                                     "style": 2, "required": True}]}]}},
-     ["Response: 9 MODAL", "Your feedback", "What happened?", "required"]),
+     ["Response: 9 MODAL", "Your feedback", "What happened?", "(required)", "Submit"]),
     ({"type": 4, "data": {"content": "Pick one", "flags": 64, "components": [
         {"type": 1, "components": [
             {"type": 2, "style": 1, "label": "Yes", "custom_id": "y"},

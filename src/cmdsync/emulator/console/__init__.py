@@ -6,14 +6,16 @@ and scope, in a chosen locale, raw JSON one click away), **Who can use it**
 (a command's permission in each channel for each member and role, with the
 rule that decided), **Run** (a form built from a command's options; the
 answer rendered as Discord's client renders a message, follow-ups as they
-arrive), **Log** (interactions, API requests, the daily create budget) and
-**Messages** (what bots sent to channels). Pages update live over a
+arrive; its buttons, selects and modal used as in the client), **Log**
+(interactions, API requests, the daily create budget) and **Messages**
+(what bots sent to channels). Pages update live over a
 websocket (:mod:`cmdsync.emulator.console.live`).
 
 Modules: ``pages`` (the GET handlers), ``run`` (the Run form and its
-submission), ``views`` (picker, permission table and budget as values),
-``markdown`` (message content to safe HTML), ``web`` (templates, headers,
-links), ``redact`` (the secret filter), ``live``.
+submission), ``actions`` (a component used, a modal submitted), ``views``
+(picker, permission table and budget as values), ``markdown`` (message
+content to safe HTML), ``web`` (templates, headers, links), ``redact`` (the
+secret filter), ``live``.
 
 Every HTTP route goes through the admin API's checks (host and origin;
 :func:`cmdsync.emulator.admin._guarded`), and no secret reaches a page or
@@ -55,6 +57,7 @@ def routes() -> list[BaseRoute]:
                   methods=["GET"]),
             Route("/run", guarded(_lazy("run", "page")), methods=["GET"]),
             Route("/run", guarded(_lazy("run", "submit")), methods=["POST"]),
+            Route("/act", guarded(_lazy("actions", "submit")), methods=["POST"]),
             Route("/log", guarded(_lazy("pages", "log_page")), methods=["GET"]),
             Route("/messages", guarded(_lazy("pages", "messages_page")), methods=["GET"]),
             Route("/static/{name}", guarded(static), methods=["GET"]),

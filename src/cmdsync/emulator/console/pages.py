@@ -187,6 +187,13 @@ def _after(created_at: float, sent: list[dict[str, Any]]) -> int | None:
 
 def _command_line(payload: Mapping[str, Any]) -> str:
     data = payload.get("data") or {}
+    if payload.get("type") == 3:  # MESSAGE_COMPONENT: what was clicked or chosen
+        values = data.get("values")
+        return f"component {data.get('custom_id')} on message " \
+            f"{(payload.get('message') or {}).get('id')}" + (
+                f" values {', '.join(map(str, values))}" if values else "")
+    if payload.get("type") == 5:  # MODAL_SUBMIT
+        return f"modal {data.get('custom_id')} submitted"
     words = [("/" if data.get("type", 1) == 1 else "") + str(data.get("name", "?"))]
 
     def walk(options: list[dict[str, Any]]) -> None:

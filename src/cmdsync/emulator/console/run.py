@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from cmdsync.emulator.console import pages, views, web
+from cmdsync.emulator.console import actions, pages, views, web
 from cmdsync.emulator.domain.enums import Refusal
 from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator
@@ -267,5 +267,6 @@ async def page(request: Request) -> Response:
                    targets=targets, exchange=exchange, label=pages.label,
                    paths=paths(command, locale, store, guild_id or None) if command else [],
                    chosen={"channel": query.get("channel", ""), "user": query.get("user", "")},
-                   user_label=lambda user_id: user_label(store, user_id))
+                   user_label=lambda user_id: user_label(store, user_id),
+                   **actions.context(store, exchange))
     return web.page(request, "run.html", context, redactor=hide)

@@ -1,4 +1,5 @@
-// The cmdsync emulator console: live updates, the Run form, embeds' colours, spoilers.
+// The cmdsync emulator console: live updates, the Run form, the components of the bot's
+// answer (buttons, selects, a modal), embeds' colours, spoilers.
 // A plain ES module, served from the package; the pages work without it, except Run.
 
 const status = document.getElementById("live-status");
@@ -138,6 +139,7 @@ function running(run) {
   run.addEventListener("submit", async (event) => {
     event.preventDefault();
     refusal.textContent = "";
+    document.getElementById("action-refusal")?.replaceChildren();
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {
@@ -161,7 +163,80 @@ function running(run) {
   });
 }
 
+// -- Use the components of the answer, submit its modal -----------------------------
+
+// Who acts: the Run form's user and locale, else those of the interaction shown.
+function actor() {
+  const shown = document.getElementById("exchange-heading")?.dataset || {};
+  const user = document.getElementById("run-user");
+  const locale = document.getElementById("run-locale");
+  return {
+    application_id: shown.application || "",
+    user_id: user ? user.value : shown.user || "",
+    locale: locale ? locale.value : shown.locale || "en-US",
+  };
+}
+
+// Send one action (POST /console/act) and show its exchange, or why it was refused.
+async function act(action, control) {
+  const refusal = document.getElementById("action-refusal");
+  refusal.textContent = "";
+  control.disabled = true;
+  control.setAttribute("aria-busy", "true");
+  try {
+    const body = { ...actor(), ...action };
+    const answer = await fetch("/console/act", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const reply = await answer.json();
+    if (reply.refused) { refusal.textContent = reply.refused; return; }
+    const url = new URL(location.href);
+    if (body.user_id) url.searchParams.set("user", body.user_id);
+    url.searchParams.set("interaction", reply.interaction);
+    history.replaceState(null, "", url);
+    await refresh();
+    document.getElementById("exchange-heading")?.focus();
+  } catch (error) {
+    refusal.textContent = `The console could not reach the emulator: ${error}`;
+  } finally {
+    control.disabled = false;
+    control.removeAttribute("aria-busy");
+  }
+}
+
+// Listen on the exchange itself: its content is replaced as the answer changes.
+function acting(exchange) {
+  exchange.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-component]");
+    if (!button || button.disabled) return;
+    act({ kind: "component", message_id: button.dataset.message,
+          custom_id: button.dataset.customId }, button);
+  });
+  exchange.addEventListener("submit", (event) => {
+    const sent = event.target;
+    if (sent.matches("form[data-component-select]")) {
+      event.preventDefault();
+      const values = [...sent.querySelector("select").selectedOptions]
+        .map((option) => option.value).filter((value) => value !== "");
+      act({ kind: "component", message_id: sent.dataset.message,
+            custom_id: sent.dataset.customId, values },
+          sent.querySelector("button[type=submit]"));
+    } else if (sent.matches("form[data-modal-of]")) {
+      event.preventDefault();
+      const fields = {};
+      for (const field of sent.querySelectorAll("[data-field]")) {
+        fields[field.dataset.customId] = field.value;
+      }
+      act({ kind: "modal_submit", modal_of: sent.dataset.modalOf, fields },
+          sent.querySelector("button[type=submit]"));
+    }
+  });
+}
+
 decorate(document);
 const run = document.getElementById("run-form");
 if (run) { choosePath(run); autocomplete(run); running(run); }
+const exchange = document.getElementById("exchange");
+if (exchange) acting(exchange);
 connect();
