@@ -124,6 +124,16 @@ async def test_users_react_to_a_bots_message(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_a_prefix_command_runs_in_a_dm(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        said = await discord_emulator.send_message("!ping", user=MEMBER, dm=True, replies=1)
+    assert [m["content"] for m in said.replies] == ["pong, buyer"]
+    assert said.replies[0]["channel_id"] == said.message["channel_id"]  # the bot's DM
+    assert "guild_id" not in said.message
+
+
+@pytest.mark.anyio
 async def test_a_user_who_is_not_a_member_cannot_write(discord_emulator):
     with pytest.raises(InvocationFailed, match="user 1 .*|no user 1 in the emulator"):
         await discord_emulator.send_message("hello", user="1")
@@ -133,4 +143,4 @@ async def test_a_user_who_is_not_a_member_cannot_write(discord_emulator):
 def test_a_discordpy_bot_reads_users_messages(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_messages=PREFIX_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)

@@ -25,11 +25,12 @@ class UserActions:
     _seed: dict[str, Any]
 
     async def send_message(self, content: str, *, channel: str | None = None,
-                           user: str | None = None, replies: int = 0,
+                           user: str | None = None, dm: bool = False, replies: int = 0,
                            wait: float | None = None, settle: bool | float = True) -> Said:
         """A seeded user writes ``content`` in ``channel`` (default: the seed's first
-        guild's first text channel; a user's DM channel for a DM) as ``user`` (default:
-        that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
+        guild's first text channel; with ``dm``, the user's DM with the seed's first
+        application's bot; a DM channel's id names the bot it is with) as ``user``
+        (default: that guild's owner, else the seed's first user): the bots get MESSAGE_CREATE
         (``content`` empty for a bot without the MESSAGE_CONTENT intent, as Discord
         sends it), so prefix commands and ``on_message`` run. Returns the message and
         what bots sent to channels after it, once ``replies`` messages came and, with
@@ -50,6 +51,15 @@ class UserActions:
             found = store.guild(str(guild["id"])) if guild else None
             owner = found.get("owner_id") if found else None
             user = owner or next((u["id"] for u in store.users()), None)
+        if dm:
+            from cmdsync.emulator.resources import objects
+
+            opened = objects.dm_channel(store, str(user or ""),
+                                        str(self._seed["applications"][0]["id"]))
+            if opened is None:
+                raise InvocationFailed(f"the user could not send it: no user {user} in the "
+                                       "emulator: add it to the seed's users")
+            channel = opened["id"]
         try:
             said = await asyncio.to_thread(
                 message_events.user_sends, store, self.emulator.gateway,

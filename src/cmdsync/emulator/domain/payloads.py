@@ -56,11 +56,16 @@ def _user_base(user_id: str, username: str, *, bot: bool) -> dict[str, Any]:
     return body
 
 
-def dm_channel_id(user_id: str, context: InteractionContext) -> str:
-    """The id of the user's DM (BOT_DM) or group DM (PRIVATE_CHANNEL) channel: stable per
-    user and context, below the user's own (never the same); ``POST /users/@me/channels``
-    gives the bot the same DM channel."""
-    return str(max(int(user_id) - 1 - int(context), 1))
+DM_STRIDE = 1 << 40  # how far apart the DM channels of one user with two applications are
+
+
+def dm_channel_id(user_id: str, context: InteractionContext, rank: int = 0) -> str:
+    """The id of the user's DM (BOT_DM) or group DM (PRIVATE_CHANNEL) channel with the
+    application added ``rank``-th (0: the first): a DM is between two users, so each bot
+    has its own with a user; stable per user, context and application, below the user's
+    own id (never the same); ``POST /users/@me/channels`` gives the bot the same DM
+    channel."""
+    return str(max(int(user_id) - 1 - int(context) - rank * DM_STRIDE, 1))
 
 
 def fixture_message(message: SeedMessage, author: dict[str, Any], guild_id: str | None

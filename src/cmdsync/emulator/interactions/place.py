@@ -138,8 +138,11 @@ def place_of(store: Store, invocation: Invocation) -> Where:
     if user is None or user_id is None:
         raise Refused(Refusal.UNKNOWN_USER,
                       f"no user {user_id} in the emulator: add it to the seed's users")
-    if guild is None:
-        dm: Channel = {"id": dm_channel_id(user_id, context), "type": int(
+    if guild is None:  # the DM with the invocation's application's bot
+        apps = store.application_ids()
+        rank = apps.index(invocation.application_id) if invocation.application_id in apps \
+            else 0
+        dm: Channel = {"id": dm_channel_id(user_id, context, rank), "type": int(
             ChannelType.DM if context == InteractionContext.BOT_DM else ChannelType.GROUP_DM)}
         if invocation.channel_id:
             dm["id"] = invocation.channel_id

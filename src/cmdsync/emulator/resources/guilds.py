@@ -146,8 +146,8 @@ def create_dm(call: Call) -> Reply:
         raise error_replies.bots_only()
     body = call.body if isinstance(call.body, dict) else {}
     recipient = body.get("recipient_id")
-    found = objects.dm_channel(call.store, str(recipient)) if isinstance(
-        recipient, (str, int)) and str(recipient).isdigit() else None
+    found = objects.dm_channel(call.store, str(recipient), call.token.application_id) \
+        if isinstance(recipient, (str, int)) and str(recipient).isdigit() else None
     if found is None:
         raise error_replies.ErrorReply(400, 50033, "Invalid Recipient(s)")
     return Reply(200, found)

@@ -86,11 +86,11 @@ def user_sends(store: Store, events: Events | None, *, channel_id: str, user_id:
             raise UsageError(f"user {user_id} is not a member of guild {found[0]}: add it "
                              f"to the guild's members ({Refusal.NOT_A_MEMBER.value})")
     else:
-        dm = objects.find_dm(store, channel_id)
+        dm = objects.dm_of(store, channel_id)
         if dm is None:
             raise UsageError(f"no channel {channel_id}: give a guild channel, or a user's "
                              f"DM channel ({Refusal.UNKNOWN_CHANNEL.value})")
-        guild_id, dm_of = None, _dm_application(store)
+        guild_id, dm_of = None, dm[0]
     author = objects.user(store, user_id) or payloads.user(user_id)
     with store.transaction() as db:
         message = {"id": store.next_snowflake(db, now), "type": 0, "channel_id": channel_id,
@@ -106,12 +106,10 @@ def user_sends(store: Store, events: Events | None, *, channel_id: str, user_id:
     return message
 
 
-def _dm_application(store: Store) -> str:
-    """The application a DM is with: the first seeded one (a DM channel's id names only
-    the user)."""
-    with store.transaction() as db:
-        row = db.execute("SELECT id FROM applications ORDER BY rowid LIMIT 1").fetchone()
-    return str(row["id"]) if row else ""
+def _dm_application(store: Store, channel_id: str) -> str:
+    """The application whose bot the DM ``channel_id`` is with ("" if it is no DM)."""
+    found = objects.dm_of(store, channel_id)
+    return found[0] if found is not None else ""
 
 
 def user_reacts(store: Store, events: Events | None, *, message_id: str, user_id: str,
@@ -156,7 +154,7 @@ def user_reacts(store: Store, events: Events | None, *, message_id: str, user_id
         body["message_author_id"] = bot_id
     if events is not None:
         for app_id in (store.applications_in(guild_id) if guild_id
-                       else [_dm_application(store)]):
+                       else [_dm_application(store, str(message["channel_id"]))]):
             events.dispatch(app_id, "MESSAGE_REACTION_ADD" if add
                             else "MESSAGE_REACTION_REMOVE", body, guild_id=guild_id,
                             intent=Intent.GUILD_MESSAGE_REACTIONS if guild_id

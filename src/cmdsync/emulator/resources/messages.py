@@ -82,10 +82,10 @@ def place(call: Call) -> _Place:
         raise error_replies.unauthorized()
     found = objects.find_channel(call.store, call.params["channel_id"])
     if found is None:
-        dm = objects.find_dm(call.store, call.params["channel_id"])
-        if dm is None:
+        dm = objects.dm_of(call.store, call.params["channel_id"])
+        if dm is None or dm[0] != app.id:  # another bot's DM with a user is not this one's
             raise error_replies.unknown("channel")
-        return _Place(app, "", dm, DM_PERMISSIONS)
+        return _Place(app, "", dm[1], DM_PERMISSIONS)
     guild_id, channel = found
     if not call.store.installed_in(guild_id, app.id):
         raise error_replies.missing_access()

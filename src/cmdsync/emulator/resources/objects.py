@@ -29,7 +29,7 @@ from typing import Any
 
 from cmdsync.emulator.domain import payloads
 from cmdsync.emulator.domain.objects import Channel, Member
-from cmdsync.emulator.domain.payloads import JOINED_AT, dm_channel_id
+from cmdsync.emulator.domain.payloads import DM_STRIDE, JOINED_AT, dm_channel_id
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, InteractionContext
 
@@ -127,22 +127,39 @@ def thread(store: Store, guild_id: str, fixture: Mapping[str, Any],
     return body
 
 
-def dm_channel(store: Store, user_id: str) -> dict[str, Any] | None:
+def dm_channel(store: Store, user_id: str, application_id: str | None = None
+               ) -> dict[str, Any] | None:
     """The bot's DM channel with a seeded user (``PrivateChannelResponse``), the one a
-    BOT_DM interaction of that user carries; None for an unknown user."""
+    BOT_DM interaction of that user carries, for the bot of ``application_id`` (default:
+    the first application's); None for an unknown user or application."""
     person = store.user(user_id)
-    if person is None:
+    ids = store.application_ids()
+    if person is None or (application_id is not None and application_id not in ids):
         return None
-    return {"id": dm_channel_id(user_id, InteractionContext.BOT_DM),
+    rank = ids.index(application_id) if application_id is not None else 0
+    return {"id": dm_channel_id(user_id, InteractionContext.BOT_DM, rank),
             "type": int(ChannelType.DM), "last_message_id": None, "flags": 0,
             "recipients": [user(store, user_id)]}
 
 
 def find_dm(store: Store, channel_id: str) -> dict[str, Any] | None:
     """The DM channel of ``channel_id`` (see :func:`dm_channel`), or None."""
-    recipient = str(int(channel_id) + 1 + int(InteractionContext.BOT_DM))
-    found = dm_channel(store, recipient)
-    return found if found is not None and found["id"] == channel_id else None
+    found = dm_of(store, channel_id)
+    return found[1] if found is not None else None
+
+
+def dm_of(store: Store, channel_id: str) -> tuple[str, dict[str, Any]] | None:
+    """``(application id, DM channel)`` of the DM channel ``channel_id``: which bot the DM
+    is with, and the channel; None when it is no DM of a seeded user."""
+    if not channel_id.isdigit():
+        return None
+    for rank, app_id in enumerate(store.application_ids()):
+        recipient = str(int(channel_id) + 1 + int(InteractionContext.BOT_DM)
+                        + rank * DM_STRIDE)
+        found = dm_channel(store, recipient, app_id)
+        if found is not None and found["id"] == channel_id:
+            return app_id, found
+    return None
 
 
 def guild(store: Store, guild_id: str, *, with_counts: bool) -> dict[str, Any] | None:

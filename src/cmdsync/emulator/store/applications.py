@@ -81,6 +81,12 @@ class ApplicationRows(SQLiteStore):
         return [row["id"] for row in rows if row["installed"] is None
                 or application_id in json.loads(row["installed"])]
 
+    def application_ids(self) -> list[str]:
+        """Every application's id, in the order added (a DM channel's id depends on it)."""
+        with self._lock:
+            return [r["id"] for r in self._db.execute("SELECT id FROM applications "
+                                                       "ORDER BY rowid")]
+
     def applications_in(self, guild_id: str) -> list[str]:
         """The ids of the applications installed in the guild, in the order added."""
         with self._lock:
