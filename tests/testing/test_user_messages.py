@@ -15,6 +15,7 @@ import discord
 import pytest
 from discord.ext import commands
 
+from cmdsync.emulator.resources import messages
 from cmdsync.testing import InvocationFailed
 
 OWNER, MEMBER = "777777777777777777", "777777777777777778"
@@ -59,6 +60,20 @@ def make_bot(content=True):
     @bot.listen()
     async def on_message(message):
         bot.seen.append((message.author.name, message.content))
+
+    @bot.command()
+    async def note(ctx):
+        sent = await ctx.send("draft")
+        await sent.edit(content="final")
+        await sent.delete()
+
+    @bot.listen()
+    async def on_raw_message_edit(event):
+        bot.seen.append(("edit", event.message_id, event.data.get("content")))
+
+    @bot.listen()
+    async def on_raw_message_delete(event):
+        bot.seen.append(("delete", event.message_id, event.channel_id))
 
     @bot.listen()
     async def on_raw_reaction_add(event):
@@ -124,6 +139,20 @@ async def test_users_react_to_a_bots_message(discord_emulator):
 
 
 @pytest.mark.anyio
+async def test_a_bots_edit_and_delete_reach_bots(discord_emulator):
+    bot = make_bot()
+    async with discord_emulator.connect(bot):
+        said = await discord_emulator.send_message("!note", user=MEMBER, replies=0)
+        await seen(bot, 4)  # !note, draft, its edit, its deletion
+    edits = [s for s in bot.seen if s[0] in ("edit", "delete")]
+    assert [(kind, text) for kind, _, text in edits] == [
+        ("edit", "final"), ("delete", int(said.message["channel_id"]))]
+    assert edits[0][1] == edits[1][1]  # the same message, edited then deleted
+    # deleted: no longer among the messages bots sent to channels
+    assert messages.sent(discord_emulator.emulator.store, after=said.message["id"]) == []
+
+
+@pytest.mark.anyio
 async def test_a_prefix_command_runs_in_a_dm(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
@@ -143,4 +172,4 @@ async def test_a_user_who_is_not_a_member_cannot_write(discord_emulator):
 def test_a_discordpy_bot_reads_users_messages(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_messages=PREFIX_BOT)
     result = pytester.runpytest_subprocess("-q", "-p", "no:asyncio")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)

@@ -6,7 +6,10 @@ to the application's sessions that asked for DIRECT_MESSAGES; a guild message
 carries its author's ``member`` (without ``user``). Message content is privileged
 ("Gateway > Privileged Intents"): a session without MESSAGE_CONTENT gets ``content``,
 ``embeds``, ``attachments`` and ``components`` empty, except in the application's
-own messages, in DMs and in messages that mention its bot.
+own messages, in DMs and in messages that mention its bot. A message a bot edits or
+deletes through the channel routes sends MESSAGE_UPDATE (the whole message, shaped the
+same) or MESSAGE_DELETE (its id, channel and guild) the same way ("Message Update",
+"Message Delete").
 
 :func:`user_sends` is what the admin API's ``POST /_emulator/messages`` does: a seeded
 user writes in a guild channel they are a member of, or in their DM with a bot; the
@@ -36,6 +39,33 @@ def dispatch_created(store: Store, events: Events | None, message: Mapping[str, 
                      guild_id: str | None, dm_of: str | None = None) -> int:
     """MESSAGE_CREATE for ``message`` (its ``author`` set) in ``guild_id``'s channel, or
     in the DM of the application ``dm_of``; how many sessions got it."""
+    return _dispatch(store, events, "MESSAGE_CREATE", message, guild_id=guild_id, dm_of=dm_of)
+
+
+def dispatch_updated(store: Store, events: Events | None, message: Mapping[str, Any], *,
+                     guild_id: str | None, dm_of: str | None = None) -> int:
+    """MESSAGE_UPDATE for ``message`` as it now is (Discord sends the whole message),
+    shaped as MESSAGE_CREATE is; how many sessions got it."""
+    return _dispatch(store, events, "MESSAGE_UPDATE", message, guild_id=guild_id, dm_of=dm_of)
+
+
+def dispatch_deleted(store: Store, events: Events | None, message: Mapping[str, Any], *,
+                     guild_id: str | None, dm_of: str | None = None) -> int:
+    """MESSAGE_DELETE (``id``, ``channel_id``, ``guild_id``) for a message deleted; how many
+    sessions got it."""
+    if events is None:
+        return 0
+    body = {"id": message["id"], "channel_id": message["channel_id"]}
+    if guild_id:
+        body["guild_id"] = guild_id
+    return sum(events.dispatch(app_id, "MESSAGE_DELETE", body, guild_id=guild_id,
+                               intent=Intent.DIRECT_MESSAGES if dm_of
+                               else Intent.GUILD_MESSAGES)
+               for app_id in ([dm_of] if dm_of else store.applications_in(guild_id or "")))
+
+
+def _dispatch(store: Store, events: Events | None, event: str, message: Mapping[str, Any], *,
+              guild_id: str | None, dm_of: str | None) -> int:
     if events is None:
         return 0
     body = dict(message)
@@ -53,7 +83,7 @@ def dispatch_created(store: Store, events: Events | None, message: Mapping[str, 
     for app_id in ([dm_of] if dm_of else store.applications_in(guild_id or "")):
         whole = bool(dm_of) or message["author"]["id"] == app_id or app_id in mentioned
         sent += events.dispatch(
-            app_id, "MESSAGE_CREATE", body, guild_id=guild_id,
+            app_id, event, body, guild_id=guild_id,
             intent=Intent.DIRECT_MESSAGES if dm_of else Intent.GUILD_MESSAGES,
             shaped=None if whole else _shaped(body))
     return sent

@@ -197,6 +197,9 @@ def edit_message(call: Call) -> Reply:
             raise error_replies.empty_message()
         message["edited_timestamp"] = payloads.iso(call.now)
         _save(db, message)
+    message_events.dispatch_updated(call.store, call.gateway, message,
+                                    guild_id=where.guild_id or None,
+                                    dm_of=None if where.guild_id else where.app.id)
     return Reply(200, message)
 
 
@@ -216,6 +219,10 @@ def delete_message(call: Call) -> Reply:
             call.store.delete_fixture(db, "message", where.guild_id, message["id"])
         else:
             call.store.delete_message(db, message["id"])
+    message_events.dispatch_deleted(call.store, call.gateway,
+                                    {"id": message["id"], "channel_id": where.channel["id"]},
+                                    guild_id=where.guild_id or None,
+                                    dm_of=None if where.guild_id else where.app.id)
     return Reply(204, None)
 
 
