@@ -131,14 +131,16 @@ async def sync(bot):
 ''' + SCENARIO
 
 
-@pytest.mark.parametrize(("name", "requirement", "module", "suite"), [
-    ("py-cord", "py-cord", "discord", PYCORD),
-    ("nextcord", "nextcord", "nextcord", NEXTCORD),
+@pytest.mark.parametrize(("name", "requirement", "module", "suite", "needs"), [
+    ("py-cord", "py-cord", "discord", PYCORD, (3, 10)),
+    ("nextcord", "nextcord", "nextcord", NEXTCORD, (3, 12)),  # its 3.x releases need 3.12
 ])
 def test_a_fork_of_discordpy_is_clicked_and_submitted(tmp_path: Path, name: str,
                                                       requirement: str, module: str,
-                                                      suite: str) -> None:
-    python = library_env.library_python(name, requirement)
+                                                      suite: str, needs: tuple[int, int]
+                                                      ) -> None:
+    python = library_env.library_python(name, requirement,
+                                        interpreter=library_env.newer_python(needs))
     (tmp_path / f"test_{module}_bot.py").write_text(suite, encoding="utf-8")
     done = library_env.run_suite(python, tmp_path)
     said = done.stdout[-4000:] + done.stderr[-2000:]
