@@ -97,26 +97,24 @@ def errors_heard(bot: Any, library: str, heard: Heard) -> Iterator[None]:
     application-command error events (py-cord, nextcord, disnake), and views' and
     modals' ``on_error``. The library's own handling runs as before."""
     ui = getattr(sys.modules.get(library), "ui", None)
-    patched: list[tuple[Any, str, Any]] = []
+    patched: list[tuple[Any, str, Any]] = []  # class attributes, put back as they were
+    shadowed: list[tuple[Any, str]] = []  # instance attributes a class's method was under
     tree = getattr(bot, "tree", None)
-    if tree is not None and hasattr(tree, "on_error"):
-        original_tree = tree.on_error
+    hooks = [(tree, "on_error")] if tree is not None and hasattr(tree, "on_error") else []
+    hooks += [(bot, name) for name in _ERROR_EVENTS if callable(getattr(bot, name, None))]
+    for owner, name in hooks:
+        original_hook = getattr(owner, name)
 
-        async def tree_error(interaction: Any, error: BaseException, *rest: Any) -> None:
-            heard(interaction, error)
-            await original_tree(interaction, error, *rest)
-
-        tree.on_error = tree_error
-    events = [name for name in _ERROR_EVENTS if callable(getattr(bot, name, None))]
-    for name in events:
-        original_event = getattr(bot, name)
-
-        async def event_error(where: Any, error: BaseException, *rest: Any,
-                              _original: Any = original_event) -> None:
+        async def hook(where: Any, error: BaseException, *rest: Any,
+                       _original: Any = original_hook) -> None:
             heard(where, error)
             await _original(where, error, *rest)
 
-        setattr(bot, name, event_error)
+        if name in vars(owner):  # the bot's own instance attribute: put it back after
+            patched.append((owner, name, vars(owner)[name]))
+        else:
+            shadowed.append((owner, name))
+        setattr(owner, name, hook)
     for name in ("View", "Modal"):
         kind = getattr(ui, name, None)
         if kind is None or not hasattr(kind, "on_error"):
@@ -135,12 +133,11 @@ def errors_heard(bot: Any, library: str, heard: Heard) -> Iterator[None]:
     try:
         yield
     finally:
-        for kind, attribute, original in patched:
-            setattr(kind, attribute, original)
-        for name in ("on_error", *events):
-            owner = tree if name == "on_error" else bot
-            if owner is not None and name in vars(owner):
-                delattr(owner, name)
+        for owner, attribute, original in patched:
+            setattr(owner, attribute, original)
+        for owner, attribute in shadowed:
+            if attribute in vars(owner):
+                delattr(owner, attribute)
 
 
 @contextlib.asynccontextmanager
