@@ -114,7 +114,8 @@ async def test_deferred_then_follow_up(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
         await bot.tree.sync()
-        result = await discord_emulator.invoke("/slow", follow_ups=1)
+        result = await discord_emulator.invoke("/slow", follow_ups=1,
+                                               guild=666666666666666666)  # an int id
     assert result.response_type == "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE"
     assert result.deferred and result.content == "done"
     assert [m["content"] for m in result.follow_ups] == ["one more thing"]

@@ -49,6 +49,10 @@ def make_bot():
     async def on_ready():
         READY.append(bot.user.id)
 
+    @bot.event
+    async def on_member_join(member):
+        await member.guild.text_channels[0].send(f"welcome {member.name}")
+
     @bot.tree.command()
     async def ping(interaction: discord.Interaction) -> None:
         """Check the bot is alive"""
@@ -79,24 +83,36 @@ SESSION_TESTS = '''
 import discord
 import pytest
 
-from conftest import GUILD, READY, SEED, VISITOR, until
+from conftest import GUILD, READY, SEED, VISITOR, make_bot, until
 from cmdsync.errors import UsageError
 from cmdsync.testing import InvocationFailed
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
+def answer_from(name):
+    async def ping(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(name)
+
+    return ping
+
+
 async def test_a_visitor_joins_and_the_bot_is_asked(bot, discord_emulator):
-    await discord_emulator.join(str(VISITOR))
+    await discord_emulator.join(VISITOR)  # an int id, as the bot holds it
     assert await until(lambda: bot.get_guild(GUILD).get_member(VISITOR) is not None)
+    assert await discord_emulator.settle()
+    assert [m["content"] for m in discord_emulator.messages(channel=666666666666666667)] == [
+        "welcome visitor"]
     result = await discord_emulator.invoke("/ping")
     assert (result.content, [m["content"] for m in result.channel_messages]) == (
         "pong", ["posted"])
 
 
 async def test_the_next_test_starts_where_the_bot_connected(bot, discord_emulator):
-    # the visitor's join is undone, in the bot's cache too, and nothing was re-synced
-    assert await until(lambda: bot.get_guild(GUILD).get_member(VISITOR) is None)
+    # the visitor's join is undone, in the bot's cache too (the reset ran the bot until
+    # it read GUILD_MEMBER_REMOVE), and nothing was re-synced
+    assert bot.get_guild(GUILD).get_member(VISITOR) is None
+    assert discord_emulator.messages() == []  # the welcome, and the pings' posts, are gone
     result = await discord_emulator.invoke("/ping")
     assert result.content == "pong"
     assert discord_emulator.emulator.store.member(str(GUILD), str(VISITOR)) is None
@@ -120,10 +136,20 @@ async def test_commands_a_test_re_synced_are_put_back(bot, discord_emulator):
     assert (await discord_emulator.invoke("/ping")).content == "pong"
 
 
+async def test_a_bot_connected_in_a_test_takes_the_interactions_meanwhile(
+        bot, discord_emulator):
+    other = make_bot()
+    other.tree.get_command("ping")._callback = answer_from("the test's bot")
+    async with discord_emulator.connect(other):
+        mine = await discord_emulator.invoke("/ping")
+    again = await discord_emulator.invoke("/ping")
+    assert (mine.content, again.content) == ("the test's bot", "pong")
+
+
 async def test_a_seed_of_its_own_is_refused_while_the_bot_stays(bot, discord_emulator):
     with pytest.raises(UsageError, match="a bot is connected for the whole test session"):
         discord_emulator.reset(SEED)
-    assert READY == [555555555555555555]
+    assert len(READY) == 2  # the session's bot, and the one the test before connected
 '''
 
 RECONNECT_TESTS = '''
@@ -174,7 +200,7 @@ def test_a_bot_connected_for_the_session_keeps_its_gateway_session(
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_session=SESSION_TESTS)
     result = pytester.runpytest_subprocess("-q", "-p", "asyncio")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
 
 
 def test_a_closed_bot_never_gets_the_next_test_s_interactions(

@@ -156,7 +156,9 @@ async def test_a_bots_edit_and_delete_reach_bots(discord_emulator):
 async def test_a_prefix_command_runs_in_a_dm(discord_emulator):
     bot = make_bot()
     async with discord_emulator.connect(bot):
-        said = await discord_emulator.send_message("!ping", user=MEMBER, dm=True, replies=1)
+        # ids as ints, as a bot's own state holds them
+        said = await discord_emulator.send_message("!ping", user=int(MEMBER), dm=True,
+                                                   replies=1)
     assert [m["content"] for m in said.replies] == ["pong, buyer"]
     assert said.replies[0]["channel_id"] == said.message["channel_id"]  # the bot's DM
     assert "guild_id" not in said.message

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import traceback
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -47,6 +48,7 @@ class DiscordEmulator(UserActions):
         self._raised: dict[str, BaseException] = {}  # by interaction id: see connect
         self._baseline: Baseline | None = None  # what reset returns to while a bot stays
         self._began = 0.0  # when the test began (the last reset), on the emulator's clock
+        self._bot_loops: list[asyncio.AbstractEventLoop] = []  # of the bots connected now
         self.emulator: Emulator = new_emulator(seed=self._seed)
         self._server: Any = None
         self.base_url = ""
@@ -126,6 +128,15 @@ class DiscordEmulator(UserActions):
             self.emulator.log.clear()
         else:
             self._baseline.restore()
+            self._caught_up()
+
+    def _caught_up(self) -> None:
+        """Run the connected bots' event loops (idle between tests) until the bots have
+        read the events that undid the last test's changes and settled, so that the next
+        test starts with their caches as the emulator's state is."""
+        for loop in list(self._bot_loops):
+            if not loop.is_running() and not loop.is_closed():
+                loop.run_until_complete(self.settle())
 
     @property
     def public_key(self) -> str:
@@ -159,6 +170,7 @@ class DiscordEmulator(UserActions):
             raise TypeError(f"{type(bot).__name__} is not a discord.py, py-cord, nextcord, "
                             "disnake, interactions.py or hikari bot")
         before = {s["session_id"] for s in self.gateway.sessions()}
+        loop = asyncio.get_running_loop()
         if library == "hikari":
             connected = libraries.hikari_gateway(bot, api_url=self.api_url, timeout=timeout,
                                                  heard=self._heard)
@@ -174,12 +186,14 @@ class DiscordEmulator(UserActions):
             connected = libraries.discord_family(bot, library, base_url=self.base_url,
                                                  token=self.bot_token, timeout=timeout,
                                                  heard=self._heard)
+        self._bot_loops.append(loop)
         try:
             async with connected:
                 # what the bot does as it starts (a library's own command sync) is done
                 await self.settle()
                 yield bot
         finally:
+            self._bot_loops.remove(loop)
             self._closed(before)
 
     def transcript(self) -> str:
@@ -223,9 +237,10 @@ class DiscordEmulator(UserActions):
         self.gateway.end_sessions(opened)
 
     async def invoke(self, line: str | None = None, *, user_command: str | None = None,
-                     message_command: str | None = None, target: str | None = None,
-                     autocomplete: bool = False, guild: str | None = None,
-                     dm: bool = False, channel: str | None = None, user: str | None = None,
+                     message_command: str | None = None, target: Snowflake | None = None,
+                     autocomplete: bool = False, guild: Snowflake | None = None,
+                     dm: bool = False, channel: Snowflake | None = None,
+                     user: Snowflake | None = None,
                      locale: str = "en-US", follow_ups: int = 0,
                      wait: float | None = None, settle: bool | float = True) -> Invocation:
         """Run a command as a user in Discord's client would, and return the bot's answer.
@@ -257,20 +272,19 @@ class DiscordEmulator(UserActions):
         waited, quiet = _waiting(wait, settle, follow_ups)
         if guild is None and not dm and self._seed.get("guilds"):
             guild = str(self._seed["guilds"][0]["id"])
+        request = Request(guild=_id(guild), channel=_id(channel), user=_id(user),
+                          locale=locale, wait=waited, follow_ups=follow_ups, settle=quiet)
         if user_command is not None or message_command is not None:
-            request = Request(kind="user" if user_command is not None else "message",
-                              name=user_command or message_command, target=target,
-                              guild=guild, channel=channel, user=user, locale=locale,
-                              wait=waited, follow_ups=follow_ups, settle=quiet)
+            request = dataclasses.replace(
+                request, kind="user" if user_command is not None else "message",
+                name=user_command or message_command, target=_id(target))
         else:
-            request = Request(line=line, autocomplete=autocomplete, guild=guild,
-                              channel=channel, user=user, locale=locale,
-                              wait=waited, follow_ups=follow_ups, settle=quiet)
+            request = dataclasses.replace(request, line=line, autocomplete=autocomplete)
         return await self._run(request)
 
-    async def click(self, message: Invocation | Mapping[str, Any] | str, *,
+    async def click(self, message: Invocation | Mapping[str, Any] | Snowflake, *,
                     label: str | None = None, custom_id: str | None = None,
-                    user: str | None = None, follow_ups: int = 0,
+                    user: Snowflake | None = None, follow_ups: int = 0,
                     wait: float | None = None, settle: bool | float = True) -> Invocation:
         """Click a button of ``message`` (an :class:`Invocation`, whose message it takes; a
         message object; or a message id) by its ``label`` or ``custom_id``, as ``user``
@@ -281,9 +295,9 @@ class DiscordEmulator(UserActions):
         return await self._act(message, custom_id=custom_id, label=label, user=user,
                                follow_ups=follow_ups, waiting=_waiting(wait, settle, follow_ups))
 
-    async def select(self, message: Invocation | Mapping[str, Any] | str,
-                     values: Sequence[str], *, custom_id: str | None = None,
-                     user: str | None = None,
+    async def select(self, message: Invocation | Mapping[str, Any] | Snowflake,
+                     values: Sequence[str | int], *, custom_id: str | None = None,
+                     user: Snowflake | None = None,
                      follow_ups: int = 0, wait: float | None = None,
                      settle: bool | float = True) -> Invocation:
         """Choose ``values`` in the select ``custom_id`` of ``message`` (as :meth:`click`;
@@ -291,12 +305,12 @@ class DiscordEmulator(UserActions):
         a string select's options by value or label, a user, role, mentionable or channel
         select's by id (``resolved`` built as Discord builds it). A value that is not an
         option, or fewer than ``min_values`` or more than ``max_values``, is refused."""
-        return await self._act(message, custom_id=custom_id, values=tuple(values),
+        return await self._act(message, custom_id=custom_id, values=tuple(map(str, values)),
                                user=user, follow_ups=follow_ups,
                                waiting=_waiting(wait, settle, follow_ups))
 
     async def submit_modal(self, opened: Invocation, fields: Mapping[str, str], *,
-                           user: str | None = None, follow_ups: int = 0,
+                           user: Snowflake | None = None, follow_ups: int = 0,
                            wait: float | None = None,
                            settle: bool | float = True) -> Invocation:
         """Submit the modal the bot answered ``opened`` with (its ``response_type`` is
@@ -306,16 +320,16 @@ class DiscordEmulator(UserActions):
         from cmdsync.runners.invoke import Request
 
         shown = opened.interaction
-        who = user or ((shown.get("member") or {}).get("user") or shown.get("user") or {}
-                       ).get("id")
+        who = _id(user) or ((shown.get("member") or {}).get("user") or shown.get("user")
+                            or {}).get("id")
         waited, quiet = _waiting(wait, settle, follow_ups)
         return await self._run(Request(
             kind="modal_submit", modal_of=str(shown.get("id")), fields=tuple(fields.items()),
             user=who, wait=waited, follow_ups=follow_ups, settle=quiet))
 
-    async def _act(self, message: Invocation | Mapping[str, Any] | str, *,
+    async def _act(self, message: Invocation | Mapping[str, Any] | Snowflake, *,
                    custom_id: str | None = None, label: str | None = None,
-                   values: tuple[str, ...] | None = None, user: str | None,
+                   values: tuple[str, ...] | None = None, user: Snowflake | None,
                    follow_ups: int, waiting: tuple[float, float]) -> Invocation:
         from cmdsync.runners.invoke import Request
 
@@ -329,7 +343,7 @@ class DiscordEmulator(UserActions):
         shown = ((found or {}).get("interaction_metadata") or {}).get("user") or {}
         return await self._run(Request(
             kind="component", message_id=message_id, custom_id=custom_id, label=label,
-            values=values, user=user or shown.get("id"), wait=waiting[0],
+            values=values, user=_id(user) or shown.get("id"), wait=waiting[0],
             follow_ups=follow_ups, settle=waiting[1]))
 
     async def _run(self, request: Any) -> Invocation:
@@ -358,8 +372,10 @@ class DiscordEmulator(UserActions):
                 Failure.NO_RESPONSE.value, Failure.ERROR_STATUS.value):
             told = "".join(traceback.format_exception(type(raised), raised,
                                                       raised.__traceback__))
+            why = ("the emulator stopped waiting for its answer" if "its handler raised"
+                   in str(failure) else failure)  # else the failure says it again
             raise InvocationFailed(f"This interaction failed: the bot's handler raised "
-                                   f"{type(raised).__name__}: {raised} ({failure})\n\n"
+                                   f"{type(raised).__name__}: {raised} ({why})\n\n"
                                    f"{told}") from raised
         if failure:
             hint = (" (did the handler raise? the bot's log says)"
@@ -378,6 +394,14 @@ class DiscordEmulator(UserActions):
                 f"{request.wait:g} s: {[m.get('content') for m in result.follow_ups]!r} "
                 "(wait longer with wait=N, or ask for fewer)")
         return result
+
+
+Snowflake = str | int  # an id as a test may write it: "333333333333333333" or 333333333333333333
+
+
+def _id(value: Snowflake | None) -> str | None:
+    """An id as the emulator takes it (a string), from a string or an int."""
+    return None if value is None else str(value)
 
 
 def _waiting(wait: float | None, settle: bool | float, follow_ups: int) -> tuple[float, float]:

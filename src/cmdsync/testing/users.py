@@ -17,6 +17,11 @@ WAIT = 3.0  # seconds an action waits at most for what the bots do after it
 _STEP = 0.005  # seconds between looks at the bots' activity
 
 
+def _id(value: str | int | None) -> str | None:
+    """An id as the emulator takes it (a string), from a string or an int."""
+    return None if value is None else str(value)
+
+
 class UserActions:
     """The user actions of :class:`~cmdsync.testing.emulator.DiscordEmulator`, on its
     in-process ``emulator`` and ``_seed``."""
@@ -24,8 +29,8 @@ class UserActions:
     emulator: Emulator
     _seed: dict[str, Any]
 
-    async def send_message(self, content: str, *, channel: str | None = None,
-                           user: str | None = None, dm: bool = False, replies: int = 0,
+    async def send_message(self, content: str, *, channel: str | int | None = None,
+                           user: str | int | None = None, dm: bool = False, replies: int = 0,
                            wait: float | None = None, settle: bool | float = True) -> Said:
         """A seeded user writes ``content`` in ``channel`` (default: the seed's first
         guild's first text channel; with ``dm``, the user's DM with the seed's first
@@ -43,6 +48,7 @@ class UserActions:
         from cmdsync.errors import UsageError
 
         store = self.emulator.store
+        channel, user = _id(channel), _id(user)
         guild = next(iter(self._seed.get("guilds") or []), None)
         if channel is None and guild is not None:
             text = [c for c in store.channels(str(guild["id"])) if c["type"] == 0]
@@ -81,6 +87,17 @@ class UserActions:
                                    f"{waited:g} s: {[m.get('content') for m in sent]!r}")
         return Said(said, sent)
 
+    def messages(self, *, channel: str | int | None = None, after: str | int | None = None
+                 ) -> list[dict[str, Any]]:
+        """The messages bots sent to channels (not an interaction's answers), oldest
+        first, as they are now (edits applied, deleted ones gone): those of ``channel``
+        and with ids above ``after`` (a message's or an interaction's id: sent after it)
+        when given. A welcome message after :meth:`join`, say, once :meth:`settle`
+        returned."""
+        from cmdsync.emulator.resources import messages
+
+        return messages.sent(self.emulator.store, channel_id=_id(channel), after=_id(after))
+
     async def settle(self, *, quiet: float = SETTLE, wait: float = WAIT) -> bool:
         """Wait until the bots have been idle ``quiet`` seconds (no API request in flight,
         no gateway event queued): after :meth:`join`, :meth:`react` or a change the test
@@ -101,8 +118,8 @@ class UserActions:
                 return False
             await asyncio.sleep(min(_STEP if quiet else 0.02, max(deadline - loop.time(), 0)))
 
-    async def react(self, message: Invocation | Mapping[str, Any] | str, emoji: str, *,
-                    user: str | None = None, remove: bool = False) -> dict[str, Any]:
+    async def react(self, message: Invocation | Mapping[str, Any] | str | int, emoji: str, *,
+                    user: str | int | None = None, remove: bool = False) -> dict[str, Any]:
         """``user`` (default: the guild's owner, else the seed's first user) adds the
         reaction ``emoji`` (``"👍"``, or ``"name:id"`` for a custom emoji) to ``message``
         (as :meth:`click` takes it), or removes it with ``remove``: the bots get
@@ -125,33 +142,34 @@ class UserActions:
         except UsageError as exc:
             raise InvocationFailed(f"the user could not react: {exc}") from None
 
-    async def join(self, user: str, *, guild: str | None = None,
-                   roles: Sequence[str] = ()) -> None:
+    async def join(self, user: str | int, *, guild: str | int | None = None,
+                   roles: Sequence[str | int] = ()) -> None:
         """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:
         the bots get GUILD_MEMBER_ADD (with the GUILD_MEMBERS intent). Raises
         :class:`InvocationFailed` for an unknown guild, user or role."""
-        await self._members("join", user, guild, list(roles))
+        await self._members("join", user, guild, roles)
 
-    async def leave(self, user: str, *, guild: str | None = None) -> None:
+    async def leave(self, user: str | int, *, guild: str | int | None = None) -> None:
         """``user`` leaves ``guild``: GUILD_MEMBER_REMOVE."""
         await self._members("leave", user, guild, [])
 
-    async def give_roles(self, user: str, roles: Sequence[str], *,
-                         guild: str | None = None) -> None:
+    async def give_roles(self, user: str | int, roles: Sequence[str | int], *,
+                         guild: str | int | None = None) -> None:
         """``user``'s roles in ``guild`` become ``roles``: GUILD_MEMBER_UPDATE."""
-        await self._members("roles", user, guild, list(roles))
+        await self._members("roles", user, guild, roles)
 
-    async def _members(self, change: str, user: str, guild: str | None,
-                       roles: list[str]) -> None:
-        guild = guild or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
+    async def _members(self, change: str, user: str | int, guild: str | int | None,
+                       roles: Sequence[str | int]) -> None:
+        who, given = str(user), [str(role) for role in roles]
+        where = _id(guild) or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
         members = self.emulator.members
         try:
             if change == "join":
-                await asyncio.to_thread(members.join, guild, user, roles)
+                await asyncio.to_thread(members.join, where, who, given)
             elif change == "leave":
-                if not await asyncio.to_thread(members.remove, guild, user):
-                    raise KeyError(f"user {user} is not a member of guild {guild}")
+                if not await asyncio.to_thread(members.remove, where, who):
+                    raise KeyError(f"user {who} is not a member of guild {where}")
             else:
-                await asyncio.to_thread(members.set_roles, guild, user, roles)
+                await asyncio.to_thread(members.set_roles, where, who, given)
         except KeyError as exc:
             raise InvocationFailed(f"the user could not {change}: {exc.args[0]}") from None

@@ -354,7 +354,9 @@ class Gateway:
                  shaped: Callable[[int], Any] | None = None) -> int:
         """Dispatch ``event`` to the application's sessions: those of the shard of
         ``guild_id`` (shard 0 without one) that asked for ``intent`` (a bit number;
-        None: every session); only the first with ``one``. Sessions waiting for a
+        None: every session); only the newest with ``one`` (with a connection, if one has
+        it: a bot connected in a test takes the interactions from one connected for the
+        whole test session while it is there). Sessions waiting for a
         RESUME keep it, unless ``connected``: then only sessions with a connection get
         it. With ``shaped``, each session gets ``shaped(its intents)`` instead of
         ``data`` (a message without its content for one that did not ask for
@@ -364,8 +366,8 @@ class Gateway:
             live = [s for s in targets if s.outlet is not None]
             if connected:
                 targets = live
-            if one:
-                targets = (live or targets)[:1]
+            if one:  # the newest: a bot connected in a test while an older one stays
+                targets = (live or targets)[-1:]
             for session in targets:
                 self._dispatch_to(session, event,
                                   data if shaped is None else shaped(session.intents))
