@@ -6,6 +6,7 @@ own ``discord-interactions`` package (tests/support/bot.py)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,5 +123,17 @@ def test_the_text_says_what_was_clicked_and_shows_the_message_updated(cli: Any) 
     code, out, err = cli("--on", message, "--click", "Press")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith(f"Clicked 'press' on message {message} as ")
+    assert lines[0].startswith(f'Clicked "Press" (press) on message {message} as ')
     assert lines[1:] == ["Response: UPDATE_MESSAGE", "Message (edited):", "  got press"], out
+
+
+def test_the_text_names_what_can_be_clicked_chosen_and_submitted(cli: Any) -> None:
+    code, out, err = cli("--guild", GUILD, "/ping")
+    assert code == 0, err
+    shown = out.splitlines()[-1]
+    assert re.fullmatch(r'  \[2 component row\(s\) on message \d+: button "Press" \(press\); '
+                        r"select \(size\): Small, Large\]", shown), out
+    code, out, err = cli("--guild", GUILD, "/form")
+    assert code == 0, err
+    assert re.fullmatch(r'  text inputs: "Your name" \(name\); submit it with --submit \d+ '
+                        r"--field KEY=VALUE", out.splitlines()[-1]), out

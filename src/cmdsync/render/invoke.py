@@ -73,6 +73,11 @@ def lines(result: Invoked) -> list[tuple[str, str]]:
         out.append(("", (f"  modal {_json(data.get('title'))} "
                         f"({printable(str(data.get('custom_id')))}), "
                         f"{len(data.get('components') or [])} component row(s)")))
+        inputs = ", ".join(f"{_json(label)} ({printable(str(custom_id))})"
+                           for custom_id, label in _inputs(data.get("components") or []))
+        out.append(("dim", printable(
+            f"  text inputs: {inputs or 'none'}; submit it with --submit "
+            f"{interaction.get('id')} --field KEY=VALUE")))
     for message in exchange.get("messages") or []:
         out += _message(message, original=message.get("type") in (20, 23))
     if exchange.get("updated"):  # the message a component is on, as its answer left it
@@ -123,8 +128,13 @@ def _sent(interaction: dict[str, Any]) -> str:
     who = f"as {user.get('username')} ({user.get('id')})"
     if interaction.get("type") == 3:  # MESSAGE_COMPONENT
         values = data.get("values")
+        on = interaction.get("message") or {}
+        label = next((c.get("label") for c in _walk(on.get("components") or [])
+                      if c.get("custom_id") == data.get("custom_id") and c.get("label")), None)
+        named = f"{_json(label)} ({data.get('custom_id')})" if label else repr(
+            data.get("custom_id"))
         done = (f"Chose {', '.join(map(str, values))} in {data.get('custom_id')!r}"
-                if values is not None else f"Clicked {data.get('custom_id')!r}")
+                if values is not None else f"Clicked {named}")
         return printable(f"{done} on message {(interaction.get('message') or {}).get('id')} "
                          f"{who}")
     if interaction.get("type") == 5:  # MODAL_SUBMIT
@@ -177,8 +187,47 @@ def _message(message: dict[str, Any], *, original: bool, label: str = ""
     for embed in message.get("embeds") or []:
         out += _embed(embed)
     if message.get("components"):
-        out.append(("dim", f"  [{len(message['components'])} component row(s)]"))
+        usable = "; ".join(_component(c) for c in _walk(message["components"])
+                           if c.get("type") in (2, 3, 5, 6, 7, 8))
+        out.append(("dim", printable(
+            f"  [{len(message['components'])} component row(s) on message {message.get('id')}"
+            + (f": {usable}" if usable else "") + "]")))
     return out
+
+
+def _walk(items: list[Any]) -> list[dict[str, Any]]:
+    """Every component, depth first (rows' children, a section's accessory, a label's)."""
+    found: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, dict):
+            found.append(item)
+            found += _walk(item.get("components") or [])
+            found += _walk([item[key] for key in ("accessory", "component")
+                            if isinstance(item.get(key), dict)])
+    return found
+
+
+def _component(component: dict[str, Any]) -> str:
+    """``button 'Yes' (yes)``, ``button 'No' (no, disabled)``, ``select (flavour): Vanilla,
+    Chocolate``: what ``--click``, ``--custom-id`` and ``--choose`` take."""
+    notes = [str(component["custom_id"])] if component.get("custom_id") else []
+    if component.get("disabled"):
+        notes.append("disabled")
+    said = f" ({', '.join(notes)})" if notes else ""
+    if component.get("type") == 2:
+        return f"button {_json(component.get('label') or '')}{said}"
+    options = ", ".join(str(o.get("label")) for o in component.get("options") or [])
+    return f"select{said}" + (f": {options}" if options else "")
+
+
+def _inputs(items: list[Any]) -> list[tuple[str, str]]:
+    """``(custom_id, label)`` of a modal's text inputs (a label component's, or its own)."""
+    found: dict[str, str] = {}
+    for item in _walk(items):
+        inner = item.get("component") if item.get("type") == 18 else item
+        if isinstance(inner, dict) and inner.get("type") == 4 and "label" in item:
+            found.setdefault(str(inner.get("custom_id")), str(item["label"]))
+    return list(found.items())
 
 
 def _embed(embed: dict[str, Any]) -> list[tuple[str, str]]:

@@ -5,6 +5,7 @@ event, and ``cmdsync invoke`` run against it."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -218,7 +219,9 @@ KINDS: dict[str, tuple[tuple[str, ...], str]] = {
         '  Apple = "apple"\n  Apricot = "apricot"\n')),
     "modal": (("/form",), (
         "Invoked /form {sent}\nResponse: MODAL\n"
-        '  modal "Feedback" (feedback), 1 component row(s)\n')),
+        '  modal "Feedback" (feedback), 1 component row(s)\n'
+        '  text inputs: "Your feedback" (text); submit it with --submit {interaction} '
+        "--field KEY=VALUE\n")),
     "deferral": (("--wait", "30", "--follow-ups", "1", "/slow"), (
         "Invoked /slow {sent}\nResponse: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE\n"
         "Reply (edited):\n  done thinking\nFollow-up:\n  and one more thing\n")),
@@ -229,9 +232,11 @@ KINDS: dict[str, tuple[tuple[str, ...], str]] = {
 
 
 def kind_answered(kind: str) -> tuple[tuple[str, ...], str]:
-    """The ``cmdsync invoke`` arguments of a :data:`KINDS` entry and the text it prints,
-    run as the default seed's owner in its guild's first channel."""
+    """The ``cmdsync invoke`` arguments of a :data:`KINDS` entry and a pattern of the text
+    it prints (the interaction's id, where it shows, any id), run as the default seed's
+    owner in its guild's first channel."""
     args, text = KINDS[kind]
     sent = (f"in guild {emulator_seed.GUILD_ID}, channel {emulator_seed.CHANNEL_ID} as owner "
             f"({emulator_seed.USER_ID})")
-    return args, text.format(sent=sent)
+    return args, re.escape(text.format(sent=sent, interaction="SNOWFLAKE")).replace(
+        "SNOWFLAKE", r"\d+")
