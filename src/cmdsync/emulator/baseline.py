@@ -31,10 +31,13 @@ class Baseline:
         self.emulator = emulator
         self._copy: sqlite3.Connection = emulator.store.snapshot()
 
-    def restore(self) -> None:
+    def restore(self) -> bool:
         """Put the state back as it was, keeping gateway sessions, and send the connected
-        bots the events that undo the differences (see the module docstring)."""
+        bots the events that undo the differences (see the module docstring); whether
+        any event was sent."""
         emulator = self.emulator
+        sent = emulator.gateway.dispatched
+        last = sent[-1] if sent else None
         guild_ids = emulator.store.guild_ids()
         before = _roles_and_channels(emulator, guild_ids)
         with emulator.members.watching(guild_ids):
@@ -47,9 +50,11 @@ class Baseline:
                                    ("channel", old_channels, new_channels)):
                 for event, data in _differences(kind, guild_id, old, new):
                     _dispatch(emulator, guild_id, event, data)
+        changed = bool(sent) and sent[-1] is not last
         emulator.limiter.reset()
         emulator.log.clear()
         emulator.gateway.reset()
+        return changed
 
     def close(self) -> None:
         self._copy.close()

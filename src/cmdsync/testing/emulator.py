@@ -126,8 +126,7 @@ class DiscordEmulator(UserActions):
         if self._baseline is None:  # the state the connected bot left: every test's start
             self._baseline = Baseline(self.emulator)
             self.emulator.log.clear()
-        else:
-            self._baseline.restore()
+        elif self._baseline.restore():  # the bots were sent what undoes the last test
             self._caught_up()
 
     def _caught_up(self) -> None:
