@@ -37,7 +37,6 @@ from cmdsync.emulator.interactions import components
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.interactions.invocation import Invocation, Refused
 from cmdsync.emulator.interactions.place import ACTIONS
-from cmdsync.emulator.reference import strict_json
 from cmdsync.emulator.reference.error_replies import ErrorReply
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType
@@ -51,11 +50,8 @@ async def submit(request: Request) -> Response:
     """``POST /console/act``: use a component or submit a modal; ``{"interaction": id,
     "failure"}`` or ``{"refused": why}``, as ``POST /console/run`` answers."""
     emulator: Emulator = request.app.state.emulator
-    try:
-        body = strict_json.loads(request.state.body or b"null")
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
+    body = web.posted_object(request)
+    if body is None:
         return JSONResponse({"refused": "send the action as a JSON object"}, status_code=400)
     try:
         if body.get("kind") not in ACTIONS:

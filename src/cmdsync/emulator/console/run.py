@@ -26,7 +26,6 @@ from cmdsync.emulator.domain.objects import StoredCommand
 from cmdsync.emulator.instance import Emulator
 from cmdsync.emulator.interactions import responses as interactions
 from cmdsync.emulator.interactions.invocation import Invocation, Refused
-from cmdsync.emulator.reference import strict_json
 from cmdsync.emulator.reference.error_replies import ErrorReply
 from cmdsync.emulator.store.database import Store
 from cmdsync.model import ChannelType, CommandType, OptionType
@@ -180,11 +179,8 @@ async def submit(request: Request) -> Response:
     """``POST /console/run``: run the form's command; ``{"interaction": id}`` or
     ``{"refused": why}`` (the autocomplete choices with ``focused``)."""
     emulator: Emulator = request.app.state.emulator
-    try:
-        form = strict_json.loads(request.state.body or b"null")
-    except ValueError:
-        form = None
-    if not isinstance(form, dict):
+    form = web.posted_object(request)
+    if form is None:
         return JSONResponse({"refused": "send the form as a JSON object"}, status_code=400)
     command = _command(emulator, form)
     try:

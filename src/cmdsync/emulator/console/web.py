@@ -32,6 +32,7 @@ from starlette.responses import Response
 
 from cmdsync.emulator.console import markdown, redact
 from cmdsync.emulator.instance import Emulator
+from cmdsync.emulator.reference import strict_json
 from cmdsync.model import CALLBACK_TYPES, EPHEMERAL, LOADING
 
 INTERACTION_TOKEN = "(the interaction token, hidden)"
@@ -111,6 +112,16 @@ def page(request: Any, template: str, context: Mapping[str, Any], *,
     finally:
         _REDACTOR.reset(token)
     return answer(request, body, "text/html; charset=utf-8", status)
+
+
+def posted_object(request: Any) -> dict[str, Any] | None:
+    """The JSON object a console form posted (the guarded body), or None when it is not
+    one."""
+    try:
+        body = strict_json.loads(request.state.body or b"null")
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
 
 
 def json_answer(request: Any, body: Any, *, status: int = 200) -> Response:
