@@ -24,7 +24,7 @@ from cmdsync.emulator import seed as seeds
 from cmdsync.emulator.instance import Emulator, new_emulator
 from cmdsync.testing import libraries
 from cmdsync.testing.results import Invocation, InvocationFailed, in_a_test
-from cmdsync.testing.users import SETTLE, WAIT, UserActions
+from cmdsync.testing.users import SETTLE, WAIT, Snowflake, UserActions, _id
 
 if TYPE_CHECKING:
     from cmdsync.emulator.baseline import Baseline
@@ -393,14 +393,6 @@ class DiscordEmulator(UserActions):
                 f"{request.wait:g} s: {[m.get('content') for m in result.follow_ups]!r} "
                 "(wait longer with wait=N, or ask for fewer)")
         return result
-
-
-Snowflake = str | int  # an id as a test may write it: "333333333333333333" or 333333333333333333
-
-
-def _id(value: Snowflake | None) -> str | None:
-    """An id as the emulator takes it (a string), from a string or an int."""
-    return None if value is None else str(value)
 
 
 def _waiting(wait: float | None, settle: bool | float, follow_ups: int) -> tuple[float, float]:

@@ -17,7 +17,10 @@ WAIT = 3.0  # seconds an action waits at most for what the bots do after it
 _STEP = 0.005  # seconds between looks at the bots' activity
 
 
-def _id(value: str | int | None) -> str | None:
+Snowflake = str | int  # an id as a test may write it: "333333333333333333" or 333333333333333333
+
+
+def _id(value: Snowflake | None) -> str | None:
     """An id as the emulator takes it (a string), from a string or an int."""
     return None if value is None else str(value)
 
@@ -29,8 +32,8 @@ class UserActions:
     emulator: Emulator
     _seed: dict[str, Any]
 
-    async def send_message(self, content: str, *, channel: str | int | None = None,
-                           user: str | int | None = None, dm: bool = False, replies: int = 0,
+    async def send_message(self, content: str, *, channel: Snowflake | None = None,
+                           user: Snowflake | None = None, dm: bool = False, replies: int = 0,
                            wait: float | None = None, settle: bool | float = True) -> Said:
         """A seeded user writes ``content`` in ``channel`` (default: the seed's first
         guild's first text channel; with ``dm``, the user's DM with the seed's first
@@ -87,7 +90,7 @@ class UserActions:
                                    f"{waited:g} s: {[m.get('content') for m in sent]!r}")
         return Said(said, sent)
 
-    def messages(self, *, channel: str | int | None = None, after: str | int | None = None
+    def messages(self, *, channel: Snowflake | None = None, after: Snowflake | None = None
                  ) -> list[dict[str, Any]]:
         """The messages bots sent to channels (not an interaction's answers), oldest
         first, as they are now (edits applied, deleted ones gone): those of ``channel``
@@ -118,8 +121,8 @@ class UserActions:
                 return False
             await asyncio.sleep(min(_STEP if quiet else 0.02, max(deadline - loop.time(), 0)))
 
-    async def react(self, message: Invocation | Mapping[str, Any] | str | int, emoji: str, *,
-                    user: str | int | None = None, remove: bool = False) -> dict[str, Any]:
+    async def react(self, message: Invocation | Mapping[str, Any] | Snowflake, emoji: str, *,
+                    user: Snowflake | None = None, remove: bool = False) -> dict[str, Any]:
         """``user`` (default: the guild's owner, else the seed's first user) adds the
         reaction ``emoji`` (``"👍"``, or ``"name:id"`` for a custom emoji) to ``message``
         (as :meth:`click` takes it), or removes it with ``remove``: the bots get
@@ -142,24 +145,24 @@ class UserActions:
         except UsageError as exc:
             raise InvocationFailed(f"the user could not react: {exc}") from None
 
-    async def join(self, user: str | int, *, guild: str | int | None = None,
-                   roles: Sequence[str | int] = ()) -> None:
+    async def join(self, user: Snowflake, *, guild: Snowflake | None = None,
+                   roles: Sequence[Snowflake] = ()) -> None:
         """A seeded ``user`` joins ``guild`` (the seed's first by default) with ``roles``:
         the bots get GUILD_MEMBER_ADD (with the GUILD_MEMBERS intent). Raises
         :class:`InvocationFailed` for an unknown guild, user or role."""
         await self._members("join", user, guild, roles)
 
-    async def leave(self, user: str | int, *, guild: str | int | None = None) -> None:
+    async def leave(self, user: Snowflake, *, guild: Snowflake | None = None) -> None:
         """``user`` leaves ``guild``: GUILD_MEMBER_REMOVE."""
         await self._members("leave", user, guild, [])
 
-    async def give_roles(self, user: str | int, roles: Sequence[str | int], *,
-                         guild: str | int | None = None) -> None:
+    async def give_roles(self, user: Snowflake, roles: Sequence[Snowflake], *,
+                         guild: Snowflake | None = None) -> None:
         """``user``'s roles in ``guild`` become ``roles``: GUILD_MEMBER_UPDATE."""
         await self._members("roles", user, guild, roles)
 
-    async def _members(self, change: str, user: str | int, guild: str | int | None,
-                       roles: Sequence[str | int]) -> None:
+    async def _members(self, change: str, user: Snowflake, guild: Snowflake | None,
+                       roles: Sequence[Snowflake]) -> None:
         who, given = str(user), [str(role) for role in roles]
         where = _id(guild) or next((str(g["id"]) for g in self._seed.get("guilds") or []), "")
         members = self.emulator.members

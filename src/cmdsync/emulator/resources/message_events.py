@@ -136,12 +136,6 @@ def user_sends(store: Store, events: Events | None, *, channel_id: str, user_id:
     return message
 
 
-def _dm_application(store: Store, channel_id: str) -> str:
-    """The application whose bot the DM ``channel_id`` is with ("" if it is no DM)."""
-    found = objects.dm_of(store, channel_id)
-    return found[0] if found is not None else ""
-
-
 def user_reacts(store: Store, events: Events | None, *, message_id: str, user_id: str,
                 emoji: str, add: bool) -> dict[str, Any]:
     """A seeded user adds (or removes) the reaction ``emoji`` (a unicode emoji, or
@@ -182,9 +176,10 @@ def user_reacts(store: Store, events: Events | None, *, message_id: str, user_id
         body["guild_id"] = guild_id
     if add:
         body["message_author_id"] = bot_id
-    if events is not None:
+    dm = None if guild_id else objects.dm_of(store, str(message["channel_id"]))
+    if events is not None:  # a DM's reaction goes to the bot the DM is with
         for app_id in (store.applications_in(guild_id) if guild_id
-                       else [_dm_application(store, str(message["channel_id"]))]):
+                       else [dm[0]] if dm is not None else []):
             events.dispatch(app_id, "MESSAGE_REACTION_ADD" if add
                             else "MESSAGE_REACTION_REMOVE", body, guild_id=guild_id,
                             intent=Intent.GUILD_MESSAGE_REACTIONS if guild_id
